@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// cli carries what every subcommand may touch, so tests can call the real
+// CLI in-process without changing the process environment.
+type cli struct {
+	env    []string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// getenv returns the last value of key in c.env, as os.Getenv would.
+func (c *cli) getenv(key string) string {
+	v := ""
+	for _, kv := range c.env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+func (c *cli) errorf(format string, args ...any) {
+	fmt.Fprintf(c.stderr, "picket: error: "+format+"\n", args...)
+}
+
+func (c *cli) warnf(format string, args ...any) {
+	fmt.Fprintf(c.stderr, "picket: warning: "+format+"\n", args...)
+}
+
+func (c *cli) hintf(format string, args ...any) {
+	fmt.Fprintf(c.stderr, "picket: hint: "+format+"\n", args...)
+}
+
+// commands maps each subcommand to its implementation. Each lives in its own
+// file in this directory.
+var commands = map[string]func(c *cli, args []string) int{}
+
+func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &cli{env: env, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		c.errorf("unknown command %q", args[0])
+		c.hintf("run 'picket help' for the list of commands")
+		return 2
+	}
+	return cmd(c, args[1:])
+}
+
+const usage = `picket: a permission fence for AI coding agents
+
+Usage:
+  picket check [--cwd DIR] [--config FILE] [--json] ACCESS PATH...
+  picket show [--cwd DIR] [--config FILE] [--json]
+  picket validate [FILE]
+  picket hook [--agent claude]
+  picket log [-f] [--json] [--session ID] [--decision D] [--since DUR] [N]
+  picket install claude [--project | --user] [--print]
+  picket uninstall claude [--project | --user]
+  picket version
+  picket help
+
+ACCESS is one of list, read, write.
+`

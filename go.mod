@@ -1,0 +1,3 @@
+module github.com/picketdev/picket
+
+go 1.26.0
