@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/picketdev/picket/hook"
+)
+
+func init() {
+	commands["install"] = runInstall
+	commands["uninstall"] = runUninstall
+}
+
+const installUsage = `Usage:
+  picket install claude [--project | --user] [--print]
+  picket uninstall claude [--project | --user] [--print]
+
+Adds picket's hooks (PreToolUse and PostToolUse on the file tools,
+SessionStart, SessionEnd) and the mandatory write denies (as permissions.deny
+rules) to Claude Code's settings, keeping everything else; uninstall removes
+them again.
+
+  --project  <root>/.claude/settings.json, where root is $CLAUDE_PROJECT_DIR,
+             else the git top level of the current directory, else the
+             current directory (the default)
+  --user     ~/.claude/settings.json
+  --print    print the resulting settings to stdout and write nothing
+  --exe P    picket executable the hook command runs (default: this one)
+`
+
+func runInstall(c *cli, args []string) int {
+	return c.installCmd("install", args, hook.InstallClaude)
+}
+
+func runUninstall(c *cli, args []string) int {
+	return c.installCmd("uninstall", args, hook.UninstallClaude)
+}
+
+func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.ClaudeInstall) ([]byte, error)) int {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() { fmt.Fprint(c.stderr, installUsage) }
+	project := fs.Bool("project", false, "")
+	user := fs.Bool("user", false, "")
+	print := fs.Bool("print", false, "")
+	exe := fs.String("exe", "", "")
+	// The agent comes first in the usage text, flags after it.
+	var agent []string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		agent, args = args[:1], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	agent = append(agent, fs.Args()...)
+	if len(agent) != 1 || agent[0] != "claude" {
+		c.errorf("%s needs exactly one agent, and only claude is supported", name)
+		c.hintf("run 'picket %s claude'", name)
+		return 2
+	}
+	if *project && *user {
+		c.errorf("--project and --user exclude each other")
+		return 2
+	}
+	path, err := c.claudeSettingsPath(*user)
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	opts, err := c.claudeInstallOpts(*exe)
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	apply := func(b []byte) ([]byte, error) { return edit(b, opts) }
+	if *print {
+		return c.printSettings(path, apply)
+	}
+	changed, err := hook.UpdateClaudeSettings(path, apply)
+	if err != nil {
+		c.errorf("%s claude: %v", name, err)
+		return 2
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(c.stderr, "picket: %s: %s already up to date\n", name, path)
+	case name == "install":
+		fmt.Fprintf(c.stderr, "picket: installed picket's hooks and deny rules in %s\n", path)
+		c.hintf("restart Claude Code so it reads the new settings")
+	default:
+		fmt.Fprintf(c.stderr, "picket: removed picket's hooks and deny rules from %s\n", path)
+	}
+	return 0
+}
+
+func (c *cli) printSettings(path string, apply func([]byte) ([]byte, error)) int {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		c.errorf("%v", err)
+		return 2
+	}
+	out, err := apply(old)
+	if err != nil {
+		c.errorf("%s: %v", path, err)
+		return 2
+	}
+	c.stdout.Write(out)
+	return 0
+}
+
+func (c *cli) claudeInstallOpts(exe string) (hook.ClaudeInstall, error) {
+	if exe == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return hook.ClaudeInstall{}, fmt.Errorf("failed to find the picket executable: %w", err)
+		}
+		exe = self
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return hook.ClaudeInstall{}, err
+	}
+	return hook.ClaudeInstall{Command: hook.ClaudeHookCommand(abs)}, nil
+}
+
+// claudeSettingsPath is ~/.claude/settings.json for the user scope, else the
+// project's .claude/settings.json.
+func (c *cli) claudeSettingsPath(user bool) (string, error) {
+	if user {
+		home := c.getenv("HOME")
+		if home == "" {
+			return "", errors.New("HOME is not set, so there is no ~/.claude/settings.json")
+		}
+		return filepath.Join(home, ".claude", "settings.json"), nil
+	}
+	root, err := c.projectRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, ".claude", "settings.json"), nil
+}
+
+// projectRoot is where Claude Code looks for project settings:
+// CLAUDE_PROJECT_DIR when set, else the git top level, else the current
+// directory.
+func (c *cli) projectRoot() (string, error) {
+	if dir := c.getenv("CLAUDE_PROJECT_DIR"); dir != "" {
+		return filepath.Abs(dir)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("failed to find the current directory: %w", err)
+	}
+	return c.projectRootFrom(cwd)
+}
+
+func (c *cli) projectRootFrom(cwd string) (string, error) {
+	cmd := exec.Command("git", "rev-parse", "--show-toplevel")
+	cmd.Dir = cwd
+	cmd.Env = c.env
+	if out, err := cmd.Output(); err == nil {
+		if top := strings.TrimSpace(string(out)); top != "" {
+			return top, nil
+		}
+	}
+	return cwd, nil
+}

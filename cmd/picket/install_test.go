@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type installResult struct {
+	code           int
+	stdout, stderr string
+}
+
+func runInstallCLI(env []string, args ...string) installResult {
+	var out, errb bytes.Buffer
+	code := run(args, env, strings.NewReader(""), &out, &errb)
+	return installResult{code, out.String(), errb.String()}
+}
+
+func TestInstallClaudeProject(t *testing.T) {
+	project := t.TempDir()
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + project}
+	path := filepath.Join(project, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"model": "opus"}`), 0o644)
+
+	r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket")
+	if r.code != 0 {
+		t.Fatalf("install: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	first, _ := os.ReadFile(path)
+	var s struct {
+		Model string
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string
+				Timeout int
+			}
+		}
+	}
+	if err := json.Unmarshal(first, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Model != "opus" || len(s.Hooks["PreToolUse"]) != 1 || s.Hooks["PreToolUse"][0].Hooks[0].Command != "/opt/picket/picket hook --agent claude" {
+		t.Errorf("install wrote unexpected settings:\n%s", first)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude")); err == nil {
+		t.Errorf("install --project touched ~/.claude")
+	}
+
+	r = runInstallCLI(env, "install", "claude", "--project", "--exe", "/opt/picket/picket")
+	if second, _ := os.ReadFile(path); r.code != 0 || !bytes.Equal(first, second) {
+		t.Errorf("second install: exit %d, file changed: %v", r.code, !bytes.Equal(first, second))
+	}
+	if !strings.Contains(r.stderr, "already up to date") {
+		t.Errorf("second install stderr = %q, want it to say the file is up to date", r.stderr)
+	}
+
+	r = runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket")
+	if got, _ := os.ReadFile(path); r.code != 0 || string(got) != "{\n  \"model\": \"opus\"\n}\n" {
+		t.Errorf("uninstall: exit %d, settings now:\n%s", r.code, got)
+	}
+}
+
+func TestInstallClaudeUserPrint(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	r := runInstallCLI(env, "install", "claude", "--user", "--print", "--exe", "/opt/picket/picket")
+	if r.code != 0 {
+		t.Fatalf("install --print: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if !json.Valid([]byte(r.stdout)) || !strings.Contains(r.stdout, `"Edit(~/.claude/settings*.json)"`) {
+		t.Errorf("install --print stdout is not the settings JSON:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude")); err == nil {
+		t.Errorf("install --print wrote to ~/.claude")
+	}
+}
+
+func TestInstallClaudeGitRoot(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	sub := filepath.Join(root, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	c := &cli{env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}}
+	got, err := c.projectRootFrom(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := filepath.EvalSymlinks(root); got != want {
+		t.Errorf("projectRoot in %s = %q, want the git top level %q", sub, got, want)
+	}
+}
+
+func TestInstallClaudeErrors(t *testing.T) {
+	home := t.TempDir()
+	project := t.TempDir()
+	env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + project}
+	path := filepath.Join(project, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"hooks": `), 0o644)
+
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"install"}, "only claude is supported"},
+		{[]string{"install", "codex"}, "only claude is supported"},
+		{[]string{"install", "claude", "--user", "--project"}, "exclude each other"},
+		{[]string{"install", "claude", "--nope"}, "flag provided but not defined"},
+		{[]string{"install", "claude", "--exe", "/p"}, "invalid settings JSON"},
+		{[]string{"uninstall", "claude", "--exe", "/p"}, "invalid settings JSON"},
+		{[]string{"install", "claude", "--print", "--exe", "/p"}, "invalid settings JSON"},
+	}
+	for _, tt := range tests {
+		r := runInstallCLI(env, tt.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.wantErr) {
+			t.Errorf("picket %q: exit %d, stderr %q; want exit 2 and %q", tt.args, r.code, r.stderr, tt.wantErr)
+		}
+	}
+	if got, _ := os.ReadFile(path); string(got) != `{"hooks": ` {
+		t.Errorf("malformed settings were rewritten: %q", got)
+	}
+}

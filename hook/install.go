@@ -1,0 +1,583 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ClaudeToolMatcher is the PreToolUse and PostToolUse matcher picket installs:
+// Claude Code's file tools, the ones whose paths the hook judges.
+const ClaudeToolMatcher = "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS"
+
+// ClaudeHookTimeout is the hook timeout, in seconds, that install writes. It
+// stays above picket's 60 s prompt timeout and its 10 s internal deadline, so
+// Claude Code's fail-open timeout never fires before picket has answered.
+const ClaudeHookTimeout = 90
+
+// ClaudeInstall says what [InstallClaude] adds and [UninstallClaude] removes.
+type ClaudeInstall struct {
+	// Command is the hook command exactly as Claude Code will run it (see
+	// [ClaudeHookCommand]). Uninstall recognises picket's hooks by this
+	// string and nothing else.
+	Command string
+	// Deny lists the permissions.deny rules to add; nil means
+	// [ClaudeDenyRules].
+	Deny []string
+}
+
+func (o ClaudeInstall) deny() []string {
+	if o.Deny == nil {
+		return ClaudeDenyRules()
+	}
+	return o.Deny
+}
+
+// ClaudeHookCommand returns the hook command line for the picket executable
+// at exe, quoted for the shell Claude Code runs hook commands with.
+func ClaudeHookCommand(exe string) string {
+	return shellQuote(exe) + " hook --agent claude"
+}
+
+func shellQuote(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%=", r))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// claudeDenyPaths are the mandatory write denies in Claude Code's rule path
+// syntax: "~/" is the home directory, a leading "/" is the project root (the
+// directory holding .claude/), the rest follows gitignore. Claude Code's rule
+// syntax has no braces, so every alternative is spelled out.
+var claudeDenyPaths = []string{
+	"~/.claude/settings*.json",
+	"/.claude/settings*.json",
+	"~/.claude/commands/**",
+	"~/.claude/agents/**",
+	"~/.claude/skills/**",
+	"~/.claude/hooks/**",
+	"/.claude/commands/**",
+	"/.claude/agents/**",
+	"/.claude/skills/**",
+	"/.claude/hooks/**",
+	"~/.pi/agent/extensions/**",
+	"~/.pi/agent/skills/**",
+	"~/.pi/agent/prompts/**",
+	"/.pi/extensions/**",
+	"~/.agents/skills/**",
+	"~/.codex/config.toml",
+	"~/.codex/hooks.json",
+	"/.codex/**",
+	"~/.gemini/settings.json",
+	"/.gemini/settings.json",
+	"~/.cursor/hooks.json",
+	"/.cursor/hooks.json",
+	"/.github/hooks/**",
+	"/.mcp.json",
+	"/.git/hooks/**",
+	"/fence.jsonc",
+	"/fence.json",
+	"~/.config/fence/**",
+	"~/.local/state/picket/**",
+	"~/.bashrc",
+	"~/.bash_profile",
+	"~/.zshrc",
+	"~/.zprofile",
+	"~/.profile",
+	"~/.gitconfig",
+}
+
+// ClaudeDenyRules returns picket's mandatory write denies as Claude Code
+// permissions.deny rules, each path in its Edit(...) and Write(...) form.
+// Claude Code enforces them itself, so they hold even where it skips a hook.
+func ClaudeDenyRules() []string {
+	rules := make([]string, 0, 2*len(claudeDenyPaths))
+	for _, p := range claudeDenyPaths {
+		rules = append(rules, "Edit("+p+")", "Write("+p+")")
+	}
+	return rules
+}
+
+// claudeHookGroups returns the hook groups picket installs, by event.
+func claudeHookGroups(command string) []eventGroup {
+	hook := func(matcher string) json.RawMessage {
+		g := settingsObject{}
+		if matcher != "" {
+			g.set("matcher", marshalSetting(matcher))
+		}
+		h := settingsObject{}
+		h.set("type", marshalSetting("command"))
+		h.set("command", marshalSetting(command))
+		h.set("timeout", marshalSetting(ClaudeHookTimeout))
+		g.set("hooks", marshalSetting([]json.RawMessage{h.marshal()}))
+		return g.marshal()
+	}
+	return []eventGroup{
+		{"PreToolUse", hook(ClaudeToolMatcher)},
+		{"PostToolUse", hook(ClaudeToolMatcher)},
+		{"SessionStart", hook("")},
+		{"SessionEnd", hook("")},
+	}
+}
+
+type eventGroup struct {
+	event string
+	group json.RawMessage
+}
+
+// InstallClaude returns settings (the bytes of a Claude Code settings.json;
+// empty means none) with picket's hooks and deny rules added. Every other
+// setting, hook and rule is kept in its order. When everything is already
+// there it returns settings unchanged, byte for byte; otherwise the result is
+// indented with two spaces.
+func InstallClaude(settings []byte, opts ClaudeInstall) ([]byte, error) {
+	if opts.Command == "" {
+		return nil, errors.New("no hook command to install")
+	}
+	root, err := parseSettings(settings)
+	if err != nil {
+		return nil, err
+	}
+	changed := false
+	hooks, err := root.child("hooks")
+	if err != nil {
+		return nil, err
+	}
+	for _, eg := range claudeHookGroups(opts.Command) {
+		c, err := installGroup(&hooks, eg, opts.Command)
+		if err != nil {
+			return nil, err
+		}
+		changed = changed || c
+	}
+	root.set("hooks", hooks.marshal())
+	perms, err := root.child("permissions")
+	if err != nil {
+		return nil, err
+	}
+	c, err := addStrings(&perms, "deny", opts.deny())
+	if err != nil {
+		return nil, err
+	}
+	changed = changed || c
+	root.set("permissions", perms.marshal())
+	if !changed {
+		return settings, nil
+	}
+	return root.format(), nil
+}
+
+// installGroup makes picket's group the only one in hooks[event] that runs
+// command, unless it already is, and reports whether anything changed.
+func installGroup(hooks *settingsObject, eg eventGroup, command string) (bool, error) {
+	groups, err := hooks.array(eg.event)
+	if err != nil {
+		return false, err
+	}
+	n := 0
+	exact := false
+	for _, g := range groups {
+		if hasCommand(g, command) {
+			n++
+			exact = exact || settingsEqual(g, eg.group)
+		}
+	}
+	if n == 1 && exact {
+		return false, nil
+	}
+	groups, _, err = removeCommand(groups, command)
+	if err != nil {
+		return false, err
+	}
+	hooks.set(eg.event, marshalSetting(append(groups, eg.group)))
+	return true, nil
+}
+
+// UninstallClaude returns settings without picket's hooks (any hook whose
+// command is exactly opts.Command) and without picket's deny rules. A hooks
+// list, event or permissions.deny left empty by the removal is removed too.
+// When there is nothing to remove it returns settings unchanged.
+//
+// A deny rule that was in the file before install is indistinguishable from
+// one install added, and is removed as well.
+func UninstallClaude(settings []byte, opts ClaudeInstall) ([]byte, error) {
+	if opts.Command == "" {
+		return nil, errors.New("no hook command to uninstall")
+	}
+	root, err := parseSettings(settings)
+	if err != nil {
+		return nil, err
+	}
+	hooksChanged, err := uninstallHooks(&root, opts.Command)
+	if err != nil {
+		return nil, err
+	}
+	denyChanged, err := removeDeny(&root, opts.deny())
+	if err != nil {
+		return nil, err
+	}
+	if !hooksChanged && !denyChanged {
+		return settings, nil
+	}
+	return root.format(), nil
+}
+
+func uninstallHooks(root *settingsObject, command string) (bool, error) {
+	if !root.has("hooks") {
+		return false, nil
+	}
+	hooks, err := root.child("hooks")
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	for _, event := range slices.Clone(hooks.keys) {
+		groups, err := hooks.array(event)
+		if err != nil {
+			return false, err
+		}
+		groups, removed, err := removeCommand(groups, command)
+		if err != nil {
+			return false, err
+		}
+		if !removed {
+			continue
+		}
+		changed = true
+		if len(groups) == 0 {
+			hooks.del(event)
+		} else {
+			hooks.set(event, marshalSetting(groups))
+		}
+	}
+	if !changed {
+		return false, nil
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	} else {
+		root.set("hooks", hooks.marshal())
+	}
+	return true, nil
+}
+
+func removeDeny(root *settingsObject, rules []string) (bool, error) {
+	if !root.has("permissions") {
+		return false, nil
+	}
+	perms, err := root.child("permissions")
+	if err != nil {
+		return false, err
+	}
+	deny, err := perms.array("deny")
+	if err != nil {
+		return false, err
+	}
+	kept := deny[:0:0]
+	for _, r := range deny {
+		var s string
+		if json.Unmarshal(r, &s) == nil && slices.Contains(rules, s) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == len(deny) {
+		return false, nil
+	}
+	if len(kept) == 0 {
+		perms.del("deny")
+	} else {
+		perms.set("deny", marshalSetting(kept))
+	}
+	if len(perms.keys) == 0 {
+		root.del("permissions")
+	} else {
+		root.set("permissions", perms.marshal())
+	}
+	return true, nil
+}
+
+// addStrings appends to o[key] the strings it lacks.
+func addStrings(o *settingsObject, key string, add []string) (bool, error) {
+	list, err := o.array(key)
+	if err != nil {
+		return false, err
+	}
+	have := map[string]bool{}
+	for _, r := range list {
+		var s string
+		if json.Unmarshal(r, &s) == nil {
+			have[s] = true
+		}
+	}
+	n := len(list)
+	for _, s := range add {
+		if !have[s] {
+			have[s] = true
+			list = append(list, marshalSetting(s))
+		}
+	}
+	if len(list) == n {
+		return false, nil
+	}
+	o.set(key, marshalSetting(list))
+	return true, nil
+}
+
+// hasCommand reports whether a hook group runs command.
+func hasCommand(group json.RawMessage, command string) bool {
+	var g struct {
+		Hooks []struct {
+			Command string `json:"command"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(group, &g) != nil {
+		return false
+	}
+	return slices.ContainsFunc(g.Hooks, func(h struct {
+		Command string `json:"command"`
+	}) bool {
+		return h.Command == command
+	})
+}
+
+// removeCommand drops every hook running command from groups, and every group
+// that this leaves without hooks.
+func removeCommand(groups []json.RawMessage, command string) ([]json.RawMessage, bool, error) {
+	var out []json.RawMessage
+	removed := false
+	for _, g := range groups {
+		if !hasCommand(g, command) {
+			out = append(out, g)
+			continue
+		}
+		removed = true
+		obj, err := parseSettingsObject(g)
+		if err != nil {
+			return nil, false, err
+		}
+		hooks, err := obj.array("hooks")
+		if err != nil {
+			return nil, false, err
+		}
+		hooks = slices.DeleteFunc(hooks, func(h json.RawMessage) bool {
+			var c struct {
+				Command string `json:"command"`
+			}
+			return json.Unmarshal(h, &c) == nil && c.Command == command
+		})
+		if len(hooks) > 0 {
+			obj.set("hooks", marshalSetting(hooks))
+			out = append(out, obj.marshal())
+		}
+	}
+	return out, removed, nil
+}
+
+func parseSettings(settings []byte) (settingsObject, error) {
+	if len(bytes.TrimSpace(settings)) == 0 {
+		return settingsObject{}, nil
+	}
+	o, err := parseSettingsObject(settings)
+	if err != nil {
+		return settingsObject{}, fmt.Errorf("invalid settings JSON: %w", err)
+	}
+	return o, nil
+}
+
+// UpdateClaudeSettings applies edit to the settings file at path (a missing
+// file reads as empty) and, when the bytes change, replaces the file
+// atomically: a temporary file in the same directory, then a rename. It
+// reports whether the file changed. On any error the file is left as it was.
+func UpdateClaudeSettings(path string, edit func([]byte) ([]byte, error)) (bool, error) {
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	}
+	old, err := os.ReadFile(path)
+	mode := fs.FileMode(0o644)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return false, err
+	default:
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	out, err := edit(old)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if old != nil && bytes.Equal(out, old) {
+		return false, nil
+	}
+	return true, writeAtomic(path, out, mode)
+}
+
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".picket-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// settingsObject is a JSON object that keeps its members' order, so editing
+// a settings file does not reshuffle what picket did not touch. Member values
+// stay raw bytes.
+type settingsObject struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func parseSettingsObject(data []byte) (settingsObject, error) {
+	o := settingsObject{vals: map[string]json.RawMessage{}}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil {
+		return o, err
+	} else if t != json.Delim('{') {
+		return o, fmt.Errorf("want a JSON object, got %v", t)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return o, err
+		}
+		key := t.(string) // inside an object, json.Decoder only yields string keys
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return o, err
+		}
+		o.set(key, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return o, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return o, errors.New("unexpected data after the top-level object")
+	} else if !errors.Is(err, io.EOF) {
+		return o, err
+	}
+	return o, nil
+}
+
+func (o *settingsObject) has(key string) bool {
+	_, ok := o.vals[key]
+	return ok
+}
+
+func (o *settingsObject) set(key string, v json.RawMessage) {
+	if o.vals == nil {
+		o.vals = map[string]json.RawMessage{}
+	}
+	if !o.has(key) {
+		o.keys = append(o.keys, key)
+	}
+	o.vals[key] = v
+}
+
+func (o *settingsObject) del(key string) {
+	delete(o.vals, key)
+	o.keys = slices.DeleteFunc(o.keys, func(k string) bool { return k == key })
+}
+
+// child returns o[key] as an object; a missing or null member is empty.
+func (o *settingsObject) child(key string) (settingsObject, error) {
+	v, ok := o.vals[key]
+	if !ok || string(v) == "null" {
+		return settingsObject{}, nil
+	}
+	c, err := parseSettingsObject(v)
+	if err != nil {
+		return c, fmt.Errorf("%q: %w", key, err)
+	}
+	return c, nil
+}
+
+// array returns o[key] as a list; a missing or null member is empty.
+func (o *settingsObject) array(key string) ([]json.RawMessage, error) {
+	v, ok := o.vals[key]
+	if !ok || string(v) == "null" {
+		return nil, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(v, &list); err != nil {
+		return nil, fmt.Errorf("%q: want a JSON array: %w", key, err)
+	}
+	return list, nil
+}
+
+func (o *settingsObject) marshal() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(marshalSetting(k))
+		b.WriteByte(':')
+		b.Write(o.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// format is the file form: two-space indent and a final newline.
+func (o *settingsObject) format() []byte {
+	var b bytes.Buffer
+	if err := json.Indent(&b, o.marshal(), "", "  "); err != nil {
+		panic("picket: bug: settings object does not re-indent: " + err.Error())
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// marshalSetting marshals values that cannot fail to marshal. It does not
+// escape <, > and & as HTML, so commands and rules stay readable.
+func marshalSetting(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("picket: bug: cannot marshal setting: " + err.Error())
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// settingsEqual compares two JSON values ignoring layout.
+func settingsEqual(a, b json.RawMessage) bool {
+	var x, y bytes.Buffer
+	return json.Compact(&x, a) == nil && json.Compact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
+}

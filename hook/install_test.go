@@ -1,0 +1,380 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const testCommand = "/opt/picket/bin/picket hook --agent claude"
+
+var testOpts = ClaudeInstall{Command: testCommand, Deny: []string{"Edit(/.mcp.json)", "Write(/.mcp.json)"}}
+
+// existingSettings is a settings file someone already uses: other settings,
+// other hooks on the same events, and permissions of their own.
+const existingSettings = `{
+  "model": "opus",
+  "permissions": {
+    "allow": [
+      "Bash(go test:*)"
+    ],
+    "deny": [
+      "Read(./secrets/**)"
+    ]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "lint-bash"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify"
+          }
+        ]
+      }
+    ]
+  },
+  "env": {
+    "B": "1",
+    "A": "2"
+  }
+}
+`
+
+func TestInstallClaudeEmpty(t *testing.T) {
+	got, err := InstallClaude(nil, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/picket/bin/picket hook --agent claude",
+            "timeout": 90
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/picket/bin/picket hook --agent claude",
+            "timeout": 90
+          }
+        ]
+      }
+    ],
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/picket/bin/picket hook --agent claude",
+            "timeout": 90
+          }
+        ]
+      }
+    ],
+    "SessionEnd": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/picket/bin/picket hook --agent claude",
+            "timeout": 90
+          }
+        ]
+      }
+    ]
+  },
+  "permissions": {
+    "deny": [
+      "Edit(/.mcp.json)",
+      "Write(/.mcp.json)"
+    ]
+  }
+}
+`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("InstallClaude(nil) mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// settingsShape is what the tests compare: every event's commands with their
+// matchers, and the permission lists, in file order.
+type settingsShape struct {
+	Other map[string]string
+	Hooks map[string][]string
+	Allow []string
+	Deny  []string
+}
+
+func shapeOf(t *testing.T, settings []byte) settingsShape {
+	t.Helper()
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct{ Command string }
+		}
+		Permissions struct{ Allow, Deny []string }
+	}
+	if err := json.Unmarshal(settings, &s); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, settings)
+	}
+	var all map[string]json.RawMessage
+	json.Unmarshal(settings, &all)
+	shape := settingsShape{Other: map[string]string{}, Hooks: map[string][]string{}, Allow: s.Permissions.Allow, Deny: s.Permissions.Deny}
+	for k, v := range all {
+		if k != "hooks" && k != "permissions" {
+			shape.Other[k] = string(v)
+		}
+	}
+	for event, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				shape.Hooks[event] = append(shape.Hooks[event], g.Matcher+" => "+h.Command)
+			}
+		}
+	}
+	return shape
+}
+
+func TestInstallClaudeKeepsOtherSettings(t *testing.T) {
+	got, err := InstallClaude([]byte(existingSettings), testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := ClaudeToolMatcher + " => " + testCommand
+	want := settingsShape{
+		Other: map[string]string{"model": `"opus"`, "env": "{\n    \"B\": \"1\",\n    \"A\": \"2\"\n  }"},
+		Hooks: map[string][]string{
+			"PreToolUse":   {"Bash => lint-bash", ours},
+			"PostToolUse":  {ours},
+			"Stop":         {" => notify"},
+			"SessionStart": {" => " + testCommand},
+			"SessionEnd":   {" => " + testCommand},
+		},
+		Allow: []string{"Bash(go test:*)"},
+		Deny:  []string{"Read(./secrets/**)", "Edit(/.mcp.json)", "Write(/.mcp.json)"},
+	}
+	if diff := cmp.Diff(want, shapeOf(t, got), cmp.AllowUnexported(settingsShape{})); diff != "" {
+		t.Errorf("InstallClaude(existing) mismatch (-want +got):\n%s", diff)
+	}
+	// Members keep their order: model, permissions, hooks, env.
+	order := []string{`"model"`, `"permissions"`, `"hooks"`, `"env"`, `"B"`, `"A"`}
+	last := -1
+	for _, k := range order {
+		i := bytes.Index(got, []byte(k))
+		if i < last {
+			t.Errorf("InstallClaude moved %s before an earlier member:\n%s", k, got)
+		}
+		last = i
+	}
+}
+
+func TestInstallClaudeIdempotent(t *testing.T) {
+	for name, in := range map[string]string{"empty": "", "object": "{}", "existing": existingSettings} {
+		once, err := InstallClaude([]byte(in), testOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		twice, err := InstallClaude(once, testOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(once, twice) {
+			t.Errorf("%s: second InstallClaude changed the file:\n%s", name, cmp.Diff(string(once), string(twice)))
+		}
+	}
+}
+
+func TestUninstallClaudeRoundTrip(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"existing", existingSettings, existingSettings},
+		{"empty object", "{}", "{}\n"},
+		{"empty file", "", "{}\n"},
+	}
+	for _, tt := range tests {
+		installed, err := InstallClaude([]byte(tt.in), testOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := UninstallClaude(installed, testOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+			t.Errorf("%s: UninstallClaude(InstallClaude(x)) mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestUninstallClaudeNothingToRemove(t *testing.T) {
+	in := []byte("{\"model\":\"opus\"}") // not our formatting: must stay as is
+	got, err := UninstallClaude(in, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, in) {
+		t.Errorf("UninstallClaude(%q) = %q, want it unchanged", in, got)
+	}
+}
+
+func TestInstallClaudeReplacesStaleEntry(t *testing.T) {
+	// An older install with another matcher, and picket sharing a group
+	// with someone else's hook: the stale entry goes, the neighbour stays.
+	in := `{"hooks":{"PreToolUse":[
+	  {"matcher":"Read|Write","hooks":[{"type":"command","command":"` + testCommand + `","timeout":30}]},
+	  {"matcher":"Bash","hooks":[{"type":"command","command":"lint-bash"},{"type":"command","command":"` + testCommand + `"}]}
+	]}}`
+	got, err := InstallClaude([]byte(in), testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Bash => lint-bash", ClaudeToolMatcher + " => " + testCommand}
+	if diff := cmp.Diff(want, shapeOf(t, got).Hooks["PreToolUse"]); diff != "" {
+		t.Errorf("PreToolUse mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(got), `"timeout": 90`) {
+		t.Errorf("InstallClaude kept a stale timeout:\n%s", got)
+	}
+	un, err := UninstallClaude(got, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"Bash => lint-bash"}, shapeOf(t, un).Hooks["PreToolUse"]); diff != "" {
+		t.Errorf("after uninstall, PreToolUse mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestInstallClaudeRejects(t *testing.T) {
+	tests := []struct{ name, in, wantErr string }{
+		{"truncated", `{"hooks": {`, "invalid settings JSON"},
+		{"array", `[]`, "want a JSON object"},
+		{"trailing", `{} {}`, "after the top-level object"},
+		{"comment", "{ // no comments in settings.json\n}", "invalid settings JSON"},
+		{"hooks not object", `{"hooks": []}`, `"hooks"`},
+		{"event not array", `{"hooks": {"PreToolUse": {}}}`, `"PreToolUse"`},
+		{"deny not array", `{"permissions": {"deny": "Edit(x)"}}`, `"deny"`},
+	}
+	for _, tt := range tests {
+		for op, f := range map[string]func([]byte, ClaudeInstall) ([]byte, error){"install": InstallClaude, "uninstall": UninstallClaude} {
+			_, err := f([]byte(tt.in), testOpts)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s %s: err = %v, want one containing %q", op, tt.name, err, tt.wantErr)
+			}
+		}
+	}
+	if _, err := InstallClaude(nil, ClaudeInstall{}); err == nil {
+		t.Error("InstallClaude with no command: err = nil, want an error")
+	}
+}
+
+func TestClaudeDenyRules(t *testing.T) {
+	rules := ClaudeDenyRules()
+	for _, want := range []string{
+		"Edit(~/.claude/settings*.json)", "Write(~/.claude/settings*.json)",
+		"Edit(/.claude/settings*.json)", "Edit(/.claude/hooks/**)", "Edit(~/.claude/skills/**)",
+		"Edit(/.git/hooks/**)", "Write(/fence.jsonc)", "Edit(~/.gitconfig)", "Edit(~/.local/state/picket/**)",
+	} {
+		if !slices.Contains(rules, want) {
+			t.Errorf("ClaudeDenyRules() lacks %q", want)
+		}
+	}
+	for _, r := range rules {
+		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(r, "Edit("), "Write("), ")")
+		if strings.ContainsAny(inner, "{}, ") || !(strings.HasPrefix(inner, "~/") || strings.HasPrefix(inner, "/")) {
+			t.Errorf("rule %q is not anchored at ~/ or the project root, or uses syntax Claude Code lacks", r)
+		}
+	}
+}
+
+func TestClaudeHookCommand(t *testing.T) {
+	tests := map[string]string{
+		"/usr/local/bin/picket":   "/usr/local/bin/picket hook --agent claude",
+		"/home/a b/picket":        "'/home/a b/picket' hook --agent claude",
+		"/tmp/it's/picket":        `'/tmp/it'\''s/picket' hook --agent claude`,
+		"/x/$(rm -rf ~)/picket":   `'/x/$(rm -rf ~)/picket' hook --agent claude`,
+		"/opt/picket-1.0+x/bin/p": "/opt/picket-1.0+x/bin/p hook --agent claude",
+	}
+	for exe, want := range tests {
+		if got := ClaudeHookCommand(exe); got != want {
+			t.Errorf("ClaudeHookCommand(%q) = %q, want %q", exe, got, want)
+		}
+	}
+}
+
+func TestUpdateClaudeSettings(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".claude", "settings.json")
+	install := func(b []byte) ([]byte, error) { return InstallClaude(b, testOpts) }
+
+	changed, err := UpdateClaudeSettings(path, install)
+	if err != nil || !changed {
+		t.Fatalf("first install: changed = %v, err = %v; want true, nil", changed, err)
+	}
+	first, _ := os.ReadFile(path)
+	os.Chmod(path, 0o600)
+	changed, err = UpdateClaudeSettings(path, install)
+	if err != nil || changed {
+		t.Fatalf("second install: changed = %v, err = %v; want false, nil", changed, err)
+	}
+	if second, _ := os.ReadFile(path); !bytes.Equal(first, second) {
+		t.Errorf("second install rewrote the file")
+	}
+
+	// Mode survives a rewrite; no temporary file is left behind.
+	changed, err = UpdateClaudeSettings(path, func(b []byte) ([]byte, error) { return UninstallClaude(b, testOpts) })
+	if err != nil || !changed {
+		t.Fatalf("uninstall: changed = %v, err = %v; want true, nil", changed, err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode after rewrite = %v, want 0600", fi.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("settings directory holds %d entries, want only settings.json", len(entries))
+	}
+}
+
+func TestUpdateClaudeSettingsMalformed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	bad := []byte(`{"hooks": {`)
+	os.WriteFile(path, bad, 0o644)
+	_, err := UpdateClaudeSettings(path, func(b []byte) ([]byte, error) { return InstallClaude(b, testOpts) })
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "invalid settings JSON") {
+		t.Errorf("install over malformed settings: err = %v, want one naming %s and the JSON error", err, path)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, bad) {
+		t.Errorf("malformed settings were rewritten: %q", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("a temporary file was left behind")
+	}
+}
