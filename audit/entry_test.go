@@ -1,0 +1,57 @@
+package audit
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestEntryJSON(t *testing.T) {
+	exit := 0
+	tests := []struct {
+		e    Entry
+		want string
+	}{
+		{
+			Entry{TS: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC), Decision: "block"},
+			`{"ts":"2026-01-02T03:04:05.006Z","decision":"block"}`,
+		},
+		{ // local times are written in UTC, sub-millisecond digits dropped
+			Entry{TS: time.Date(2026, 1, 2, 3, 4, 5, 999999999, time.FixedZone("", -5*3600)), Decision: ""},
+			`{"ts":"2026-01-02T08:04:05.999Z","decision":""}`,
+		},
+		{
+			Entry{TS: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Session: "s", Agent: "claude", Decision: "block",
+				Tool: "Read", Access: "read", Path: "/a\n\x1b[2J", Resolved: "/b", Layer: "l", Rule: "r",
+				Pattern: "p", Source: "src", Prompted: true, Reason: "why", Command: "ls", Cwd: "/c", Exit: &exit},
+			`{"ts":"2026-01-02T03:04:05.000Z","session":"s","agent":"claude","decision":"block","tool":"Read","access":"read","path":"/a\n\u001b[2J","resolved":"/b","layer":"l","rule":"r","pattern":"p","source":"src","prompted":true,"reason":"why","command":"ls","cwd":"/c","exit":0}`,
+		},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(tt.e)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Marshal(%+v) = %s, %v, want %s", tt.e, got, err, tt.want)
+			continue
+		}
+		var back Entry
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Errorf("Unmarshal(%s) = %v", got, err)
+			continue
+		}
+		want := tt.e
+		want.TS = want.TS.UTC().Truncate(time.Millisecond)
+		if diff := cmp.Diff(want, back); diff != "" {
+			t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestParseLineRejects(t *testing.T) {
+	for _, line := range []string{``, `{`, `{"ts":"yesterday","decision":"block"}`, `{"decision":"block"}`, `[]`, `{"ts":"2026-01-02T03:04:05.000Z","decision":"bl`} {
+		if rec, ok := parseLine([]byte(line)); ok {
+			t.Errorf("parseLine(%q) = %+v, true, want false", line, rec)
+		}
+	}
+}

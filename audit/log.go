@@ -1,0 +1,239 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// Options configures a [Log].
+type Options struct {
+	Path       string           // the log file; its directory is created 0700, the file 0600
+	MaxSizeMB  int              // rotate before a write takes the file past this size; default 50
+	MaxAgeDays int              // remove rotated files this many days after their rotation; default 7
+	Now        func() time.Time // the clock for ts and rotation; default time.Now
+
+	// maxBytes overrides MaxSizeMB so tests can force rotations.
+	maxBytes int64
+}
+
+// DefaultPath is $XDG_STATE_HOME/picket/audit.log, or
+// ~/.local/state/picket/audit.log when XDG_STATE_HOME is unset or relative
+// (as the XDG base directory specification requires).
+func DefaultPath(home, xdgStateHome string) string {
+	if xdgStateHome == "" || !filepath.IsAbs(xdgStateHome) {
+		xdgStateHome = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(xdgStateHome, "picket", "audit.log")
+}
+
+// Log appends entries to the audit log. Its methods are safe for concurrent
+// use, and any number of processes may append to the same path at once.
+type Log struct {
+	path   string
+	max    int64
+	maxAge time.Duration
+	now    func() time.Time
+
+	mu      sync.Mutex
+	lock    *os.File // <path>.lock, flocked around every write
+	lj      *lumberjack.Logger
+	rotated bool // Close must compress and expire rotated files
+}
+
+// Open prepares the log at o.Path: it creates the directory (0700) and the
+// lock file. The log file itself is created by the first [Log.Append].
+func Open(o Options) (*Log, error) {
+	if o.Path == "" {
+		return nil, errors.New("audit log path is empty")
+	}
+	l := &Log{path: o.Path, now: o.Now, max: o.maxBytes}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if l.max <= 0 {
+		l.max = int64(cmpOr(o.MaxSizeMB, 50)) << 20
+	}
+	l.maxAge = time.Duration(cmpOr(o.MaxAgeDays, 7)) * 24 * time.Hour
+	if err := os.MkdirAll(filepath.Dir(o.Path), 0o700); err != nil {
+		return nil, fmt.Errorf("failed to create the audit log directory: %w", err)
+	}
+	lock, err := os.OpenFile(o.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("failed to open the audit log lock: %w", err)
+	}
+	l.lock = lock
+	// lumberjack only renames and recreates the file, under our lock: its
+	// own compression and retention run in a goroutine that an exiting hook
+	// process would cut short, so Close does them instead.
+	l.lj = &lumberjack.Logger{Filename: o.Path}
+	return l, nil
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Append writes e as one line, filling a zero TS from the clock. It rotates
+// the file first when this is the first write of a UTC day or the line would
+// take the file past its size limit.
+func (l *Log) Append(e Entry) error {
+	if l == nil {
+		return errors.New("audit log is not open")
+	}
+	if e.TS.IsZero() {
+		e.TS = l.now()
+	}
+	line, err := e.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("failed to encode audit entry: %w", err)
+	}
+	line = append(line, '\n')
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lock == nil {
+		return errors.New("audit log is closed")
+	}
+	if err := l.append(line); err != nil {
+		return fmt.Errorf("failed to append to %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// append writes under the shared lock and retries under the exclusive one
+// when the file must rotate first. flock's upgrade is not atomic, so the
+// exclusive attempt checks again.
+func (l *Log) append(line []byte) (err error) {
+	if err := lockShared(l.lock); err != nil {
+		return err
+	}
+	defer func() {
+		if uerr := unlock(l.lock); err == nil {
+			err = uerr
+		}
+	}()
+	done, err := l.write(line, false)
+	if err != nil || done {
+		return err
+	}
+	if err := lockExclusive(l.lock); err != nil {
+		return err
+	}
+	_, err = l.write(line, true)
+	return err
+}
+
+// write appends line unless the file must rotate first; it rotates only when
+// exclusive (the caller holds the lock exclusively) and otherwise reports
+// done=false.
+func (l *Log) write(line []byte, exclusive bool) (done bool, err error) {
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if l.mustRotate(f, int64(len(line))) {
+		if !exclusive {
+			return false, nil
+		}
+		if err := l.rotate(); err != nil {
+			return false, err
+		}
+		f.Close()
+		if f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+			return false, err
+		}
+	}
+	return true, writeOnce(f, line)
+}
+
+// mustRotate reports whether f, the current file, must be rotated before
+// adding n bytes. An empty file never rotates, so an oversized line is still
+// written. An unreadable size or day never forces a rotation: losing the
+// line to a failed rotation is worse than a late one.
+func (l *Log) mustRotate(f *os.File, n int64) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false
+	}
+	if fi.Size()+n > l.max {
+		return true
+	}
+	today := l.now().UTC().Format(time.DateOnly)
+	return fileDay(f, fi) < today
+}
+
+// fileDay is the UTC day of the file's first line, which every writer agrees
+// on without shared state; a file whose first line is unreadable falls back
+// to its modification time.
+func fileDay(f *os.File, fi os.FileInfo) string {
+	const prefix = `{"ts":"`
+	buf := make([]byte, len(prefix)+len(time.DateOnly))
+	if _, err := f.ReadAt(buf, 0); err == nil || errors.Is(err, io.EOF) {
+		if day, ok := parseDay(buf, prefix); ok {
+			return day
+		}
+	}
+	return fi.ModTime().UTC().Format(time.DateOnly)
+}
+
+func parseDay(buf []byte, prefix string) (string, bool) {
+	if len(buf) < len(prefix)+len(time.DateOnly) || string(buf[:len(prefix)]) != prefix {
+		return "", false
+	}
+	day := string(buf[len(prefix):])
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return "", false
+	}
+	return day, true
+}
+
+// rotate moves the current file aside through lumberjack. The caller holds
+// the lock exclusively, so no writer has the file open.
+func (l *Log) rotate() error {
+	// lumberjack names backups by the millisecond; two rotations within
+	// one would overwrite the first backup, so wait for a free name.
+	for i := 0; i < 100 && backupExists(l.path, time.Now()); i++ {
+		time.Sleep(time.Millisecond)
+	}
+	if err := l.lj.Rotate(); err != nil {
+		return fmt.Errorf("failed to rotate: %w", err)
+	}
+	l.rotated = true
+	return l.lj.Close()
+}
+
+// Close releases the lock file and, if this Log rotated the file, compresses
+// rotated files and removes those past their age. Call it after the hook has
+// answered: compressing a large file takes a moment.
+func (l *Log) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lock == nil {
+		return nil
+	}
+	var err error
+	if l.rotated {
+		err = mill(l.path, l.now().Add(-l.maxAge))
+	}
+	err = errors.Join(err, l.lock.Close())
+	l.lock = nil
+	return err
+}
