@@ -137,7 +137,7 @@ func (l *Log) append(line []byte) (err error) {
 // exclusive (the caller holds the lock exclusively) and otherwise reports
 // done=false.
 func (l *Log) write(line []byte, exclusive bool) (done bool, err error) {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return false, err
 	}
@@ -154,7 +154,7 @@ func (l *Log) write(line []byte, exclusive bool) (done bool, err error) {
 			return false, err
 		}
 		f.Close()
-		if f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+		if f, err = os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
 			return false, err
 		}
 	}
@@ -178,8 +178,8 @@ func (l *Log) mustRotate(f *os.File, n int64) bool {
 }
 
 // fileDay is the UTC day of the file's first line, which every writer agrees
-// on without shared state; a file whose first line is unreadable falls back
-// to its modification time.
+// on without shared state (f is opened read-write for this); a first line
+// that cannot be read falls back to the modification time.
 func fileDay(f *os.File, fi os.FileInfo) string {
 	const prefix = `{"ts":"`
 	buf := make([]byte, len(prefix)+len(time.DateOnly))
