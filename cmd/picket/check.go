@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/picketdev/picket/decide"
+)
+
+func init() { commands["check"] = runCheck }
+
+// runCheck decides each PATH for ACCESS. Exit 0 when all are allowed, 1 when
+// any is denied, 2 for usage or policy errors.
+func runCheck(c *cli, args []string) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	cwd := fs.String("cwd", "", "working directory the paths are relative to")
+	config := fs.String("config", "", "policy file to use instead of discovery")
+	asJSON := fs.Bool("json", false, "print one JSON decision per line")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() < 2 {
+		c.errorf("check needs ACCESS and at least one PATH")
+		c.hintf("picket check read ~/.ssh/id_rsa")
+		return 2
+	}
+	access, err := decide.ParseAccess(fs.Arg(0))
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	loaded, err := c.loadPolicy(*cwd, *config)
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	status := 0
+	for _, p := range fs.Args()[1:] {
+		d := decide.Check(loaded.Policy, access, p, loaded.Env.Cwd, -1)
+		if !d.Allow {
+			status = 1
+		}
+		if *asJSON {
+			b, _ := json.Marshal(d)
+			fmt.Fprintf(c.stdout, "%s\n", b)
+			continue
+		}
+		fmt.Fprintln(c.stdout, checkLine(d))
+	}
+	return status
+}
+
+// checkLine is one decision as text: "allow <resolved>" or
+// "deny <layer> <rule> <pattern> <resolved>", "-" standing for an empty
+// field.
+func checkLine(d decide.Decision) string {
+	path := d.Resolved
+	if path == "" {
+		path = d.Path
+	}
+	if d.Allow {
+		return "allow " + quoteField(path)
+	}
+	return fmt.Sprintf("deny %s %s %s %s", d.Layer, d.Rule, dash(quoteField(d.Pattern)), quoteField(path))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

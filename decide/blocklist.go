@@ -1,0 +1,71 @@
+package decide
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gobwas/glob"
+)
+
+// nameSet is picket.blocklist: name patterns compared, case-insensitively,
+// with every component of a path. Exact names and "*.ext" patterns are
+// looked up in maps; the rest are scanned.
+type nameSet struct {
+	exact map[string]Rule
+	ext   map[string]Rule // "*.pem" => "pem"
+	globs []nameGlob
+}
+
+type nameGlob struct {
+	rule Rule
+	g    *glob.Pattern
+}
+
+func newNameSet(rules []Rule) (*nameSet, error) {
+	s := &nameSet{exact: map[string]Rule{}, ext: map[string]Rule{}}
+	for _, r := range rules {
+		name := strings.ToLower(r.Pattern)
+		switch {
+		case name == "" || strings.ContainsAny(name, "/\x00"):
+			return nil, fmt.Errorf("%s: blocklist entry %q must be a single non-empty name", r.Source, r.Pattern)
+		case !hasMeta(name):
+			s.exact[name] = r
+		case strings.HasPrefix(name, "*.") && !hasMeta(name[1:]) && !strings.Contains(name[2:], "."):
+			s.ext[name[2:]] = r
+		default:
+			g, err := compiler.Compile(translate(name))
+			if err != nil {
+				return nil, fmt.Errorf("%s: blocklist entry %q does not compile: %w", r.Source, r.Pattern, err)
+			}
+			s.globs = append(s.globs, nameGlob{r, g})
+		}
+	}
+	return s, nil
+}
+
+// match returns the rule matching any component of p.
+func (s *nameSet) match(p string) (Rule, bool) {
+	if len(s.exact)+len(s.ext)+len(s.globs) == 0 {
+		return Rule{}, false
+	}
+	for _, name := range strings.Split(p, "/") {
+		if name == "" {
+			continue
+		}
+		name = strings.ToLower(name)
+		if r, ok := s.exact[name]; ok {
+			return r, true
+		}
+		if dot := strings.LastIndexByte(name, '.'); dot > 0 {
+			if r, ok := s.ext[name[dot+1:]]; ok {
+				return r, true
+			}
+		}
+		for _, ng := range s.globs {
+			if ng.g.Match(name) {
+				return ng.rule, true
+			}
+		}
+	}
+	return Rule{}, false
+}

@@ -1,0 +1,173 @@
+package decide
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// maxLinks is how many symlinks one resolution may follow, as Linux's
+// MAXSYMLINKS; past it the kernel answers ELOOP and so do we.
+const maxLinks = 40
+
+// pathMax and nameMax mirror Linux's PATH_MAX and NAME_MAX.
+const (
+	pathMax = 4096
+	nameMax = 255
+)
+
+// Canonicalize returns the absolute spelling of p (anchored on cwd, with "~"
+// and "~/..." expanded to home) and the path the kernel would reach through
+// it: every symlink followed, ".." applied to the already-resolved prefix.
+//
+// When a component does not exist, the rest is appended with "." dropped and
+// ".." folded, since nothing below a missing name can be a symlink. A path
+// ending in a dangling symlink resolves to the path its target names, which
+// is what a write would create.
+//
+// Any failure other than a missing component is returned as a
+// *fs.PathError wrapping the errno (syscall.ELOOP, EACCES, ENAMETOOLONG,
+// ENOTDIR, EINVAL for a NUL byte), so callers can classify it with
+// errors.Is. Canonicalize never answers a path it could not resolve.
+func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
+	abs, err = absolute(p, cwd, home)
+	if err != nil {
+		return abs, "", err
+	}
+	resolved, err = resolve(abs)
+	if err != nil {
+		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: err}
+	}
+	return abs, resolved, nil
+}
+
+// absolute expands "~" and anchors a relative path on cwd, lexically. It does
+// not clean the path: ".." must be applied after symlinks are resolved.
+func absolute(p, cwd, home string) (string, error) {
+	if strings.IndexByte(p, 0) >= 0 {
+		return p, &fs.PathError{Op: "canonicalize", Path: p, Err: syscall.EINVAL}
+	}
+	switch {
+	case p == "":
+		return p, &fs.PathError{Op: "canonicalize", Path: p, Err: syscall.ENOENT}
+	case p == "~":
+		p = home
+	case strings.HasPrefix(p, "~/"):
+		p = home + p[1:]
+	}
+	if !strings.HasPrefix(p, "/") {
+		if !strings.HasPrefix(cwd, "/") {
+			return p, &fs.PathError{Op: "canonicalize", Path: p, Err: errors.New("working directory is not absolute")}
+		}
+		p = strings.TrimSuffix(cwd, "/") + "/" + p
+	}
+	if len(p) >= pathMax {
+		return p, &fs.PathError{Op: "canonicalize", Path: p, Err: syscall.ENAMETOOLONG}
+	}
+	return p, nil
+}
+
+// resolve walks abs from "/" as the kernel does. The resolved prefix never
+// holds a symlink, so ".." on it is a plain lexical parent.
+func resolve(abs string) (string, error) {
+	todo := strings.Split(abs, "/")
+	resolved := "/"
+	links := 0
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		if len(name) > nameMax {
+			return "", syscall.ENAMETOOLONG
+		}
+		next := join(resolved, name)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			var restart bool
+			resolved, todo, restart = missingTail(resolved, name, todo)
+			if restart {
+				continue
+			}
+			return resolved, nil
+		}
+		if err != nil {
+			return "", errno(err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			links++
+			if links > maxLinks {
+				return "", syscall.ELOOP
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", errno(err)
+			}
+			if strings.HasPrefix(target, "/") {
+				resolved = "/"
+			}
+			todo = append(strings.Split(target, "/"), todo...)
+			continue
+		}
+		if !fi.IsDir() && len(todo) > 0 {
+			return "", syscall.ENOTDIR
+		}
+		resolved = next
+	}
+	return resolved, nil
+}
+
+// missingTail handles a component that does not exist. The rest is folded
+// lexically; if a ".." in it climbs back over the missing name, the walk
+// restarts from the folded remainder, so an existing symlink reached that
+// way is still followed.
+func missingTail(resolved, missing string, todo []string) (string, []string, bool) {
+	folded := foldTail(append([]string{missing}, todo...))
+	if len(folded) > 0 && folded[0] == missing {
+		return join(resolved, strings.Join(folded, "/")), nil, false
+	}
+	// The ".." consumed the missing name: keep walking what is left, from
+	// resolved (parents still pending are kept as leading "..").
+	return resolved, folded, true
+}
+
+// foldTail drops "." and empty names and folds ".." against the names before
+// it; a ".." with nothing before it is kept.
+func foldTail(parts []string) []string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		switch {
+		case p == "" || p == ".":
+		case p == ".." && len(out) > 0 && out[len(out)-1] != "..":
+			out = out[:len(out)-1]
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func join(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+// errno unwraps the syscall error of an os call, so the caller's single
+// *fs.PathError names the whole path instead of one component.
+func errno(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,45 @@
+package decide
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// Check canonicalizes path (relative to cwd, "~" on p's home) and decides
+// it. A path that cannot be resolved is denied at the boundary layer with
+// the error in the reason: never an allow.
+func Check(p Policy, access Access, path, cwd string, size int64) Decision {
+	abs, resolved, err := Canonicalize(path, cwd, p.spec.Home)
+	if err != nil {
+		return CanonicalizeDeny(access, abs, err)
+	}
+	return Decide(p, Request{Access: access, Path: abs, Resolved: resolved, Size: size})
+}
+
+// CanonicalizeDeny is the decision for a path that could not be resolved.
+func CanonicalizeDeny(access Access, abs string, err error) Decision {
+	d := Decision{Access: access, Path: abs}
+	return deny(d, LayerBoundary, RuleCanonicalize, Rule{},
+		fmt.Sprintf("the path could not be resolved: %v", err), canonSuggestion(err))
+}
+
+func canonSuggestion(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return "the path goes through a symlink loop; use a path without it"
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return "use a shorter path"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "a component of the path is a file, not a directory; check the path"
+	case errors.Is(err, syscall.EACCES):
+		return "a directory on the way cannot be searched; use a path picket can resolve"
+	case errors.Is(err, syscall.EINVAL):
+		return "the path holds a NUL byte; use a plain path"
+	case errors.As(err, &pe):
+		return "check the path"
+	}
+	return "check the path"
+}

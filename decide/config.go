@@ -1,0 +1,313 @@
+package decide
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// Env is everything outside the policy files that resolution depends on.
+// Callers fill it from the process environment; tests build it in a line.
+type Env struct {
+	Cwd        string // the call's working directory, absolute
+	Home       string
+	ConfigHome string // $XDG_CONFIG_HOME ("" = ~/.config)
+	StateHome  string // $XDG_STATE_HOME ("" = ~/.local/state)
+	ProjectDir string // $CLAUDE_PROJECT_DIR, when set
+	Executable string // picket's own executable, for the mandatory denies
+	ConfigFile string // --config: skip discovery and use this file
+}
+
+// UserConfigDir is the user's fence config dir.
+func (e Env) UserConfigDir() string {
+	if e.ConfigHome != "" {
+		return filepath.Join(e.ConfigHome, "fence")
+	}
+	return filepath.Join(e.Home, ".config", "fence")
+}
+
+// StateDir is picket's state dir (audit log, session grants).
+func (e Env) StateDir() string {
+	if e.StateHome != "" {
+		return filepath.Join(e.StateHome, "picket")
+	}
+	return filepath.Join(e.Home, ".local", "state", "picket")
+}
+
+// Settings are picket's settings that do not change file decisions.
+type Settings struct {
+	Audit   AuditSettings   `json:"audit"`
+	Prompt  PromptSettings  `json:"prompt"`
+	Sandbox SandboxSettings `json:"sandbox"`
+}
+
+// AuditSettings configure the audit log.
+type AuditSettings struct {
+	Path        string `json:"path,omitempty"`
+	LogAllows   bool   `json:"logAllows,omitempty"`
+	LogCommands bool   `json:"logCommands,omitempty"`
+	MaxAgeDays  int    `json:"maxAgeDays,omitempty"`
+	MaxSizeMB   int    `json:"maxSizeMB,omitempty"`
+}
+
+// PromptSettings configure the grant prompt.
+type PromptSettings struct {
+	Surface        string `json:"surface,omitempty"`
+	TimeoutSeconds int    `json:"timeoutSeconds,omitempty"`
+	BatchAfter     int    `json:"batchAfter,omitempty"`
+}
+
+// SandboxSettings configure the shell sandbox.
+type SandboxSettings struct {
+	StripEnv         []string `json:"stripEnv,omitempty"`
+	ExpandMaxDepth   int      `json:"expandMaxDepth,omitempty"`
+	ExpandMaxEntries int      `json:"expandMaxEntries,omitempty"`
+}
+
+// Loaded is a resolved policy with where it came from.
+type Loaded struct {
+	Policy   Policy
+	Chain    []string       // policy files, root (base) first; built-ins as "builtin:<name>"
+	Settings Settings       // merged picket settings that do not change file decisions
+	Raw      map[string]any // the merged document, fence's other sections included
+	Env      Env
+}
+
+// Validator checks one policy file's source and returns its problems, each
+// already naming file:line:col. Load uses it when set.
+type Validator func(file string, src []byte) error
+
+// Load finds and resolves the policy for env: --config, else the nearest
+// fence.jsonc or fence.json in the working directory or a parent, else the
+// user's fence config, else the embedded default template.
+func Load(env Env, validate Validator) (*Loaded, error) {
+	if !filepath.IsAbs(env.Cwd) {
+		return nil, fmt.Errorf("working directory %q is not absolute", env.Cwd)
+	}
+	start, err := discover(env)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolver{env: env, validate: validate}
+	chain, err := r.chain(start, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.build(chain)
+}
+
+// source is one policy document of a chain.
+type source struct {
+	name string // absolute file path or "builtin:<name>"
+	src  []byte
+	cfg  fileConfig
+	raw  map[string]any
+	id   fs.FileInfo
+}
+
+// discover returns the first document of the chain.
+func discover(env Env) (string, error) {
+	if env.ConfigFile != "" {
+		f := env.ConfigFile
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(env.Cwd, f)
+		}
+		return f, nil
+	}
+	for dir := env.Cwd; ; dir = filepath.Dir(dir) {
+		for _, name := range []string{"fence.jsonc", "fence.json"} {
+			if f := filepath.Join(dir, name); isFile(f) {
+				return f, nil
+			}
+		}
+		if dir == "/" || dir == "." {
+			break
+		}
+	}
+	if f := userConfig(env); f != "" {
+		return f, nil
+	}
+	return "builtin:" + DefaultTemplate, nil
+}
+
+func userConfig(env Env) string {
+	for _, name := range []string{"fence.jsonc", "fence.json"} {
+		if f := filepath.Join(env.UserConfigDir(), name); isFile(f) {
+			return f
+		}
+	}
+	return ""
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+type resolver struct {
+	env      Env
+	validate Validator
+}
+
+// maxDepth is how many extends levels a chain may have.
+const maxDepth = 10
+
+// chain reads name and what it extends, base first.
+func (r *resolver) chain(name string, depth int, seen []*source) ([]*source, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("%s: extends goes deeper than %d levels", name, maxDepth)
+	}
+	s, err := r.read(name)
+	if err != nil {
+		return nil, err
+	}
+	for _, prev := range seen {
+		if sameSource(prev, s) {
+			return nil, fmt.Errorf("extends cycle: %s", cycleText(seen, s))
+		}
+	}
+	seen = append(seen, s)
+	if s.cfg.Extends == "" {
+		return []*source{s}, nil
+	}
+	base, err := r.extendsTarget(s)
+	if err != nil {
+		return nil, err
+	}
+	bases, err := r.chain(base, depth+1, seen)
+	if err != nil {
+		return nil, err
+	}
+	return append(bases, s), nil
+}
+
+func sameSource(a, b *source) bool {
+	if a.id != nil && b.id != nil {
+		return os.SameFile(a.id, b.id)
+	}
+	return a.name == b.name
+}
+
+func cycleText(seen []*source, s *source) string {
+	var names []string
+	for _, x := range seen {
+		names = append(names, x.name)
+	}
+	return strings.Join(append(names, s.name), " -> ")
+}
+
+// extendsTarget resolves s's extends value: "@base" is the user config (or
+// the default template); a value with a slash or a leading dot is a file
+// relative to s; anything else is a template name.
+func (r *resolver) extendsTarget(s *source) (string, error) {
+	v := s.cfg.Extends
+	switch {
+	case v == "@base":
+		if u := userConfig(r.env); u != "" && !(s.id != nil && sameFileName(u, s.id)) {
+			return u, nil
+		}
+		return "builtin:" + DefaultTemplate, nil
+	case strings.ContainsAny(v, `/\`) || strings.HasPrefix(v, "."):
+		if strings.HasPrefix(s.name, "builtin:") {
+			return "", fmt.Errorf("%s: a built-in template cannot extend a file", s.name)
+		}
+		if strings.HasPrefix(v, "~/") {
+			return filepath.Join(r.env.Home, v[2:]), nil
+		}
+		if filepath.IsAbs(v) {
+			return v, nil
+		}
+		return filepath.Join(filepath.Dir(s.name), v), nil
+	}
+	if _, ok := Template(v); !ok {
+		return "", fmt.Errorf("%s: extends %q: no such template (have %s)", s.name, v, strings.Join(Templates(), ", "))
+	}
+	return "builtin:" + v, nil
+}
+
+func sameFileName(name string, id fs.FileInfo) bool {
+	fi, err := os.Stat(name)
+	return err == nil && os.SameFile(fi, id)
+}
+
+// read loads and validates one document.
+func (r *resolver) read(name string) (*source, error) {
+	s := &source{name: name}
+	if t, ok := strings.CutPrefix(name, "builtin:"); ok {
+		src, found := Template(t)
+		if !found {
+			return nil, fmt.Errorf("no built-in template %q", t)
+		}
+		s.src = src
+	} else {
+		fi, err := os.Stat(name)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read policy: %w", err)
+		}
+		if fi.IsDir() {
+			return nil, fmt.Errorf("failed to read policy %s: is a directory", name)
+		}
+		if s.src, err = os.ReadFile(name); err != nil {
+			return nil, fmt.Errorf("failed to read policy: %w", err)
+		}
+		s.id = fi
+	}
+	if r.validate != nil {
+		if err := r.validate(name, s.src); err != nil {
+			return nil, err
+		}
+	}
+	std, err := hujson.Standardize(s.src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := json.Unmarshal(std, &s.raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := json.Unmarshal(std, &s.cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+// workspaceRoot is CLAUDE_PROJECT_DIR when set, else the git top level of
+// the working directory, else the working directory.
+func workspaceRoot(env Env) string {
+	if env.ProjectDir != "" && filepath.IsAbs(env.ProjectDir) {
+		return filepath.Clean(env.ProjectDir)
+	}
+	if top := GitTop(env.Cwd); top != "" {
+		return top
+	}
+	return filepath.Clean(env.Cwd)
+}
+
+// GitTop returns the nearest directory at or above dir holding a .git entry,
+// or "".
+func GitTop(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == "/" || d == "." {
+			return ""
+		}
+	}
+}
+
+// caseInsensitiveFS probes dir's filesystem: it is case-insensitive when
+// the upper- and lower-cased spellings of dir name the same file.
+func caseInsensitiveFS(dir string) bool {
+	up, low := strings.ToUpper(dir), strings.ToLower(dir)
+	if up == low {
+		return false
+	}
+	a, err1 := os.Stat(up)
+	b, err2 := os.Stat(low)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}

@@ -1,0 +1,61 @@
+package decide
+
+import "path/filepath"
+
+// MandatoryInput is what the mandatory write denies depend on.
+type MandatoryInput struct {
+	Root, Home     string
+	ConfigDir      string   // the user fence config dir
+	StateDir       string   // picket's state dir (audit log, grants)
+	AuditPath      string   // picket.audit.path when set elsewhere
+	Executable     string   // picket's own executable
+	PolicyFiles    []string // every file of the resolved chain
+	AllowGitConfig bool
+}
+
+// MandatoryRules returns the non-overridable write denies: policy files,
+// picket's own state and executable, agent configuration that runs as code
+// or loads as prompt text, git hooks and config, and shell start-up files.
+// No allow rule, grant or mode lifts them.
+func MandatoryRules(in MandatoryInput) []Rule {
+	const src = "builtin:mandatory"
+	var pats []string
+	add := func(p ...string) { pats = append(pats, p...) }
+	for _, f := range in.PolicyFiles {
+		if filepath.IsAbs(f) {
+			add(f)
+		}
+	}
+	root := in.Root
+	add(filepath.Join(root, "fence.jsonc"), filepath.Join(root, "fence.json"))
+	if in.ConfigDir != "" {
+		add(in.ConfigDir)
+	}
+	if in.StateDir != "" {
+		add(in.StateDir)
+	}
+	if in.AuditPath != "" {
+		add(in.AuditPath, in.AuditPath+".*")
+	}
+	if in.Executable != "" {
+		add(in.Executable)
+	}
+	add(
+		"~/.claude/settings*.json", root+"/.claude/settings*.json",
+		"~/.pi/agent/extensions", "~/.pi/agent/skills", "~/.pi/agent/prompts",
+		root+"/.pi/extensions", "~/.agents/skills",
+		"~/.codex/config.toml", "~/.codex/hooks.json", root+"/.codex",
+		"~/.gemini/settings.json", root+"/.gemini/settings.json",
+		"~/.cursor/hooks.json", root+"/.cursor/hooks.json",
+		root+"/.github/hooks", root+"/.mcp.json",
+		root+"/.git/hooks",
+		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile", "~/.gitconfig",
+	)
+	for _, d := range []string{"commands", "agents", "skills", "hooks"} {
+		add("~/.claude/"+d, root+"/.claude/"+d)
+	}
+	if !in.AllowGitConfig {
+		add(root + "/.git/config")
+	}
+	return Rules(src, pats...)
+}

@@ -1,0 +1,271 @@
+package decide
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+)
+
+// fileConfig is the typed view of one policy document. Pointers tell "not
+// set" from a zero value, so a child only overrides what it sets.
+type fileConfig struct {
+	Extends    string `json:"extends"`
+	Filesystem struct {
+		AllowRead       []string `json:"allowRead"`
+		DenyRead        []string `json:"denyRead"`
+		AllowWrite      []string `json:"allowWrite"`
+		DenyWrite       []string `json:"denyWrite"`
+		DefaultDenyRead *bool    `json:"defaultDenyRead"`
+		StrictDenyRead  *bool    `json:"strictDenyRead"`
+		AllowGitConfig  *bool    `json:"allowGitConfig"`
+	} `json:"filesystem"`
+	Picket struct {
+		Mode        *string      `json:"mode"`
+		Blocklist   []string     `json:"blocklist"`
+		Permissions []Permission `json:"permissions"`
+		WriteGuards struct {
+			MaxBytes       *int64   `json:"maxBytes"`
+			DenyExtensions []string `json:"denyExtensions"`
+			ReadBeforeEdit *bool    `json:"readBeforeEdit"`
+		} `json:"writeGuards"`
+		CaseInsensitive any `json:"caseInsensitive"`
+		Audit           struct {
+			Path        *string `json:"path"`
+			LogAllows   *bool   `json:"logAllows"`
+			LogCommands *bool   `json:"logCommands"`
+			MaxAgeDays  *int    `json:"maxAgeDays"`
+			MaxSizeMB   *int    `json:"maxSizeMB"`
+		} `json:"audit"`
+		Prompt struct {
+			Surface        *string `json:"surface"`
+			TimeoutSeconds *int    `json:"timeoutSeconds"`
+			BatchAfter     *int    `json:"batchAfter"`
+		} `json:"prompt"`
+		Sandbox struct {
+			StripEnv         []string `json:"stripEnv"`
+			ExpandMaxDepth   *int     `json:"expandMaxDepth"`
+			ExpandMaxEntries *int     `json:"expandMaxEntries"`
+		} `json:"sandbox"`
+	} `json:"picket"`
+}
+
+// build merges a chain, base first: lists are appended and de-duplicated
+// (a child cannot remove an inherited entry), booleans are OR'd, scalars
+// take the child's value when it sets one.
+func (r *resolver) build(chain []*source) (*Loaded, error) {
+	env := r.env
+	root := workspaceRoot(env)
+	spec := Spec{Root: root, Home: env.Home, Sources: map[string]string{}}
+	var set Settings
+	caseMode := any("auto")
+	raw := map[string]any{}
+	var names []string
+	for _, s := range chain {
+		names = append(names, s.name)
+		raw = mergeRaw(raw, s.raw).(map[string]any)
+		c := s.cfg
+		fsys, pk := c.Filesystem, c.Picket
+		spec.AllowRead = appendRules(spec.AllowRead, s.name, fsys.AllowRead)
+		spec.DenyRead = appendRules(spec.DenyRead, s.name, fsys.DenyRead)
+		spec.AllowWrite = appendRules(spec.AllowWrite, s.name, fsys.AllowWrite)
+		spec.DenyWrite = appendRules(spec.DenyWrite, s.name, fsys.DenyWrite)
+		spec.Blocklist = appendRules(spec.Blocklist, s.name, pk.Blocklist)
+		orBool(&spec.DefaultDenyRead, fsys.DefaultDenyRead, spec.Sources, "filesystem.defaultDenyRead", s.name)
+		orBool(&spec.StrictDenyRead, fsys.StrictDenyRead, spec.Sources, "filesystem.strictDenyRead", s.name)
+		orBool(&spec.AllowGitConfig, fsys.AllowGitConfig, spec.Sources, "filesystem.allowGitConfig", s.name)
+		orBool(&spec.WriteGuards.ReadBeforeEdit, pk.WriteGuards.ReadBeforeEdit, spec.Sources, "picket.writeGuards", s.name)
+		for _, pm := range pk.Permissions {
+			pm.Source = s.name
+			if !hasPermission(spec.Permissions, pm) {
+				spec.Permissions = append(spec.Permissions, pm)
+			}
+		}
+		spec.WriteGuards.DenyExtensions = appendStrings(spec.WriteGuards.DenyExtensions, pk.WriteGuards.DenyExtensions)
+		if pk.WriteGuards.MaxBytes != nil {
+			spec.WriteGuards.MaxBytes = *pk.WriteGuards.MaxBytes
+			spec.Sources["picket.writeGuards"] = s.name
+		}
+		if pk.Mode != nil {
+			spec.Mode = Mode(*pk.Mode)
+			spec.Sources["picket.mode"] = s.name
+		}
+		if pk.CaseInsensitive != nil {
+			caseMode = pk.CaseInsensitive
+		}
+		mergeSettings(&set, &c)
+	}
+	if spec.StrictDenyRead {
+		spec.DefaultDenyRead = true
+	}
+	spec.Origin = chain[len(chain)-1].name
+	switch v := caseMode.(type) {
+	case bool:
+		spec.CaseInsensitive = v
+	case string:
+		if v != "auto" {
+			return nil, fmt.Errorf("picket.caseInsensitive: %q is not \"auto\", true or false", v)
+		}
+		spec.CaseInsensitive = caseInsensitiveFS(root)
+	default:
+		return nil, fmt.Errorf("picket.caseInsensitive: want \"auto\", true or false")
+	}
+	auditPath := set.Audit.Path
+	if strings.HasPrefix(auditPath, "~/") {
+		auditPath = filepath.Join(env.Home, auditPath[2:])
+	}
+	spec.Mandatory = MandatoryRules(MandatoryInput{
+		Root: root, Home: env.Home, ConfigDir: env.UserConfigDir(), StateDir: env.StateDir(),
+		AuditPath: auditPath, Executable: env.Executable, PolicyFiles: names,
+		AllowGitConfig: spec.AllowGitConfig,
+	})
+	p, err := Compile(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Origin, err)
+	}
+	return &Loaded{Policy: p, Chain: names, Settings: set, Raw: raw, Env: env}, nil
+}
+
+func appendRules(dst []Rule, src string, pats []string) []Rule {
+	for _, p := range pats {
+		dup := false
+		for _, r := range dst {
+			if r.Pattern == p {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			dst = append(dst, Rule{Pattern: p, Source: src})
+		}
+	}
+	return dst
+}
+
+func appendStrings(dst, src []string) []string {
+	for _, s := range src {
+		if !contains(dst, s) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPermission(list []Permission, pm Permission) bool {
+	for _, x := range list {
+		if x.Pattern == pm.Pattern && x.Permission == pm.Permission && x.Priority == pm.Priority && x.Type == pm.Type {
+			return true
+		}
+	}
+	return false
+}
+
+func orBool(dst *bool, v *bool, sources map[string]string, field, name string) {
+	if v != nil && *v && !*dst {
+		*dst = true
+		sources[field] = name
+	}
+}
+
+func mergeSettings(set *Settings, c *fileConfig) {
+	a, p, sb := c.Picket.Audit, c.Picket.Prompt, c.Picket.Sandbox
+	setString(&set.Audit.Path, a.Path)
+	set.Audit.LogAllows = set.Audit.LogAllows || a.LogAllows != nil && *a.LogAllows
+	set.Audit.LogCommands = set.Audit.LogCommands || a.LogCommands != nil && *a.LogCommands
+	setInt(&set.Audit.MaxAgeDays, a.MaxAgeDays)
+	setInt(&set.Audit.MaxSizeMB, a.MaxSizeMB)
+	setString(&set.Prompt.Surface, p.Surface)
+	setInt(&set.Prompt.TimeoutSeconds, p.TimeoutSeconds)
+	setInt(&set.Prompt.BatchAfter, p.BatchAfter)
+	set.Sandbox.StripEnv = appendStrings(set.Sandbox.StripEnv, sb.StripEnv)
+	setInt(&set.Sandbox.ExpandMaxDepth, sb.ExpandMaxDepth)
+	setInt(&set.Sandbox.ExpandMaxEntries, sb.ExpandMaxEntries)
+}
+
+func setString(dst *string, v *string) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// mergeRaw merges generic JSON documents with the same rules as build:
+// objects recursively, arrays appended without duplicates, booleans OR'd,
+// other values from the child.
+func mergeRaw(base, child any) any {
+	switch c := child.(type) {
+	case map[string]any:
+		b, ok := base.(map[string]any)
+		if !ok {
+			b = map[string]any{}
+		}
+		out := make(map[string]any, len(b)+len(c))
+		for k, v := range b {
+			out[k] = v
+		}
+		for k, v := range c {
+			if k == "extends" {
+				continue
+			}
+			out[k] = mergeRaw(b[k], v)
+		}
+		return out
+	case []any:
+		b, _ := base.([]any)
+		out := append([]any{}, b...)
+		for _, v := range c {
+			dup := false
+			for _, x := range out {
+				if reflect.DeepEqual(x, v) {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out = append(out, v)
+			}
+		}
+		return out
+	case bool:
+		if b, ok := base.(bool); ok {
+			return b || c
+		}
+		return c
+	}
+	return child
+}
+
+// EnvFromOS fills an Env from environment lookups (os.Getenv, or a test's
+// map) and a working directory.
+func EnvFromOS(getenv func(string) string, cwd string) Env {
+	exe, _ := os.Executable()
+	if exe != "" {
+		if _, r, err := Canonicalize(exe, "/", "/"); err == nil {
+			exe = r
+		}
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return Env{
+		Cwd: cwd, Home: home, ConfigHome: getenv("XDG_CONFIG_HOME"), StateHome: getenv("XDG_STATE_HOME"),
+		ProjectDir: getenv("CLAUDE_PROJECT_DIR"), Executable: exe,
+	}
+}
+

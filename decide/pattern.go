@@ -1,0 +1,249 @@
+package decide
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gobwas/glob"
+)
+
+// A pattern is one compiled rule pattern. Patterns are anchored to absolute
+// form before compiling: "~/" on home, "/" as is, "**/" anywhere, anything
+// else on the workspace root.
+type pattern struct {
+	rule     Rule
+	abs      string // anchored absolute pattern (case-folded when folding)
+	literal  bool   // no glob characters: covers abs and everything below
+	g        *glob.Pattern
+	base     *glob.Pattern // for "x/**": matches x itself
+	prefix   string        // literal leading directories ("" for "**/" patterns)
+	anywhere bool          // starts with "**/"
+	first    string        // anywhere: the first name after "**/" when literal
+	ext      string        // anywhere: the extension of a "*.ext" first name
+}
+
+// isMeta reports whether c has a glob meaning in picket patterns. Braces
+// are literal: fence's matcher has no brace expansion.
+func isMeta(c byte) bool { return c == '*' || c == '?' || c == '[' }
+
+// hasMeta reports whether s has a glob character outside a well-formed
+// class; an unclosed "[" is literal.
+func hasMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?':
+			return true
+		case '[':
+			if strings.IndexByte(s[i+1:], ']') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anchor splits a pattern as written into a literal absolute base (home or
+// the workspace root, never read as a glob) and the pattern text after it.
+func anchor(p, root, home string) (lit, rest string) {
+	switch {
+	case p == "~":
+		return home, ""
+	case strings.HasPrefix(p, "~/"):
+		return home, p[2:]
+	case strings.HasPrefix(p, "/"):
+		return "", p
+	case p == "**" || strings.HasPrefix(p, "**/"):
+		return "", p
+	case p == "." || p == "./":
+		return root, ""
+	}
+	return root, strings.TrimPrefix(p, "./")
+}
+
+// joinPat joins a literal base and pattern text.
+func joinPat(lit, rest string) string {
+	switch {
+	case lit == "":
+		return rest
+	case rest == "":
+		return lit
+	}
+	return strings.TrimSuffix(lit, "/") + "/" + strings.TrimPrefix(rest, "/")
+}
+
+// splitLiteral returns the literal leading directories of an absolute
+// pattern and the rest, which starts at the first component with a glob
+// character.
+func splitLiteral(abs string) (prefix, rest string) {
+	parts := strings.Split(abs, "/")
+	for i, part := range parts {
+		if hasMeta(part) {
+			return strings.Join(parts[:i], "/"), strings.Join(parts[i:], "/")
+		}
+	}
+	return abs, ""
+}
+
+// translate rewrites a picket glob into gobwas syntax: braces, commas and
+// backslashes become literal, "[^" negation becomes "[!", and an unclosed
+// "[" is literal.
+func translate(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch c {
+		case '{', '}', ',', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '[':
+			end := strings.IndexByte(p[i+1:], ']')
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := p[i+1 : i+1+end]
+			if end == 0 {
+				// "[]" is not a class in gobwas; treat it as literal text.
+				b.WriteString(`\[\]`)
+				i++
+				continue
+			}
+			if class[0] == '^' {
+				class = "!" + class[1:]
+			}
+			class = strings.ReplaceAll(class, `\`, `\\`)
+			b.WriteString("[" + class + "]")
+			i += end + 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+var compiler = glob.Compiler{Separators: []rune{'/'}, Globstar: true}
+
+// compilePattern anchors, canonicalizes the literal prefix of and compiles
+// one rule pattern. canon resolves a literal directory (nil: keep it as
+// written). fold lowercases for case-insensitive matching. A pattern whose
+// literal prefix goes through a symlink compiles to two spellings.
+func compilePattern(r Rule, root, home string, canon func(string) string, fold bool) ([]*pattern, error) {
+	if r.Pattern == "" {
+		return nil, fmt.Errorf("empty pattern")
+	}
+	if strings.IndexByte(r.Pattern, 0) >= 0 {
+		return nil, fmt.Errorf("pattern %q has a NUL byte", r.Pattern)
+	}
+	lit, rest := anchor(r.Pattern, root, home)
+	type spelling struct{ lit, rest string }
+	spellings := []spelling{{lit, rest}}
+	if canon != nil && !strings.HasPrefix(rest, "**") {
+		dirs, globRest := splitLiteral(rest)
+		prefix := joinPat(lit, dirs)
+		if c := canon(prefix); c != "" && c != filepath.Clean(prefix) {
+			spellings = append(spellings, spelling{c, globRest})
+		}
+	}
+	var out []*pattern
+	for _, s := range spellings {
+		pt, err := newPattern(r, s.lit, s.rest, fold)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pt)
+	}
+	return out, nil
+}
+
+func newPattern(r Rule, lit, rest string, fold bool) (*pattern, error) {
+	if fold {
+		lit, rest = strings.ToLower(lit), strings.ToLower(rest)
+	}
+	if rest == "**" && lit != "" {
+		rest = "" // "~/**" is home and everything below
+	}
+	if b, ok := strings.CutSuffix(rest, "/**"); ok && !hasMeta(b) {
+		rest = b // "dir/**" on a literal dir is the literal dir
+	}
+	pt := &pattern{rule: r}
+	if !hasMeta(rest) {
+		pt.abs = cleanAbs(joinPat(lit, rest))
+		pt.literal = true
+		pt.prefix = pt.abs
+		return pt, nil
+	}
+	pt.abs = joinPat(lit, rest)
+	if lit == "" && (rest == "**" || strings.HasPrefix(rest, "**/")) {
+		pt.anywhere = true
+		first, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(rest, "**"), "/"), "/")
+		switch {
+		case first != "" && !hasMeta(first):
+			pt.first = first
+		case strings.HasPrefix(first, "*.") && !hasMeta(first[1:]):
+			pt.ext = first[strings.LastIndexByte(first, '.')+1:]
+		}
+		return pt, pt.compile("", rest)
+	}
+	dirs, globRest := splitLiteral(rest)
+	pt.prefix = cleanAbs(joinPat(lit, dirs))
+	return pt, pt.compile(pt.prefix, globRest)
+}
+
+// compile builds the glob from a literal prefix (quoted, so a workspace
+// named "a[1]" stays literal) and the pattern text after it.
+func (pt *pattern) compile(prefix, globRest string) error {
+	src := translate(globRest)
+	if prefix != "" {
+		src = strings.TrimSuffix(glob.QuoteMeta(prefix), "/") + "/" + src
+	}
+	var err error
+	if pt.g, err = compiler.Compile(src); err != nil {
+		return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
+	}
+	if b, ok := strings.CutSuffix(src, "/**"); ok && b != "" {
+		if pt.base, err = compiler.Compile(b); err != nil {
+			return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
+		}
+	}
+	return nil
+}
+
+// cleanAbs cleans a literal absolute path; "" stays "/".
+func cleanAbs(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return filepath.Clean(p)
+}
+
+// matchExact reports whether the pattern matches p itself (not an ancestor).
+func (pt *pattern) matchExact(p string) bool {
+	if pt.literal {
+		return p == pt.abs || strings.HasPrefix(p, pt.abs) && (pt.abs == "/" || p[len(pt.abs)] == '/')
+	}
+	return pt.g.Match(p) || pt.base != nil && pt.base.Match(p)
+}
+
+// matchUnder reports whether the pattern matches p or any ancestor of p.
+func (pt *pattern) matchUnder(p string) bool {
+	if pt.literal {
+		return pt.matchExact(p)
+	}
+	for q := p; ; q = parent(q) {
+		if pt.matchExact(q) {
+			return true
+		}
+		if q == "/" || (!pt.anywhere && len(q) < len(pt.prefix)) {
+			return false
+		}
+	}
+}
+
+func parent(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return p[:i]
+}

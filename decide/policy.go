@@ -1,0 +1,230 @@
+package decide
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Rule is one pattern as written and the policy file that contributed it
+// (or "builtin:<name>").
+type Rule struct {
+	Pattern string `json:"pattern"`
+	Source  string `json:"source"`
+}
+
+// Rules is shorthand for a list of rules from one source.
+func Rules(source string, patterns ...string) []Rule {
+	out := make([]Rule, len(patterns))
+	for i, p := range patterns {
+		out[i] = Rule{Pattern: p, Source: source}
+	}
+	return out
+}
+
+// Level is a picket.permissions level.
+type Level string
+
+// The permission levels, from hidden to writable.
+const (
+	LevelNone  Level = "none"  // invisible: every access fails as if the path did not exist
+	LevelView  Level = "view"  // list only
+	LevelRead  Level = "read"  // list and read
+	LevelWrite Level = "write" // everything
+)
+
+var levelRank = map[Level]int{LevelNone: 0, LevelView: 1, LevelRead: 2, LevelWrite: 3}
+
+func (l Level) allows(a Access) bool {
+	switch a {
+	case List:
+		return levelRank[l] >= 1
+	case Read:
+		return levelRank[l] >= 2
+	}
+	return l == LevelWrite
+}
+
+// Permission is one picket.permissions rule. Type is "glob" (default),
+// "directory" (the path and everything below) or "file" (that path only).
+type Permission struct {
+	Pattern    string `json:"pattern"`
+	Permission Level  `json:"permission"`
+	Priority   int    `json:"priority,omitempty"`
+	Type       string `json:"type,omitempty"`
+	Source     string `json:"source,omitempty"`
+}
+
+// WriteGuards limit what a write may leave behind.
+type WriteGuards struct {
+	MaxBytes       int64    `json:"maxBytes,omitempty"` // 0: no limit
+	DenyExtensions []string `json:"denyExtensions,omitempty"`
+	ReadBeforeEdit bool     `json:"readBeforeEdit,omitempty"`
+}
+
+// Spec is a policy as plain values: what a policy file chain resolves to,
+// or what a test or an embedding server writes in one line. [Compile] turns
+// it into a [Policy].
+type Spec struct {
+	Root string // workspace root, absolute
+	Home string // the user's home, for "~" in patterns
+	Mode Mode
+
+	AllowRead, DenyRead, AllowWrite, DenyWrite []Rule
+	DefaultDenyRead, StrictDenyRead, AllowGitConfig bool
+
+	Blocklist       []Rule
+	Permissions     []Permission
+	WriteGuards     WriteGuards
+	CaseInsensitive bool
+
+	// Mandatory are the non-overridable write denies; [Load] fills them
+	// from [MandatoryRules]. A test may leave them empty.
+	Mandatory []Rule
+
+	// Sources names the file that set each scalar field, keyed by its
+	// dotted name ("filesystem.defaultDenyRead", "picket.mode").
+	Sources map[string]string
+	// Origin is the file a person would edit: the nearest file of the
+	// chain, or "builtin:<template>".
+	Origin string
+}
+
+// Policy is a compiled, immutable [Spec]. Copies are cheap and share the
+// compiled index; [Policy.WithMode] gives a session its own mode without
+// touching anyone else's.
+type Policy struct {
+	spec Spec
+	mode Mode
+	c    *compiled
+}
+
+type compiled struct {
+	mandatory, allowRead, allowWrite, denyRead, denyWrite, system *ruleSet
+	blocklist                                                     *nameSet
+	perms                                                         *ruleSet
+	perm                                                          map[*pattern]Permission
+	denyExt                                                       map[string]bool
+	root                                                          string
+}
+
+// Spec returns the plain values the policy was compiled from.
+func (p Policy) Spec() Spec { return p.spec }
+
+// Mode returns the mode decisions use.
+func (p Policy) Mode() Mode { return p.mode }
+
+// WithMode returns a copy of p that decides under mode m.
+func (p Policy) WithMode(m Mode) Policy {
+	if m == "" {
+		m = WorkspaceWrite
+	}
+	p.mode = m
+	return p
+}
+
+// Compile checks and compiles s. Literal leading directories of patterns are
+// canonicalized against the filesystem, so a rule on a symlinked directory
+// also matches the resolved path. A pattern that cannot compile is an error
+// naming it: no rule is ever dropped.
+func Compile(s Spec) (Policy, error) {
+	if !filepath.IsAbs(s.Root) {
+		return Policy{}, fmt.Errorf("workspace root %q is not absolute", s.Root)
+	}
+	mode, err := ParseMode(string(s.Mode))
+	if err != nil {
+		return Policy{}, err
+	}
+	s.Mode = mode
+	root := canonDir(s.Root)
+	c := &compiled{root: root, perm: map[*pattern]Permission{}, denyExt: map[string]bool{}}
+	if s.CaseInsensitive {
+		c.root = strings.ToLower(root)
+	}
+	sets := []struct {
+		dst   **ruleSet
+		rules []Rule
+		field string
+	}{
+		{&c.mandatory, s.Mandatory, "mandatory"},
+		{&c.allowRead, s.AllowRead, "filesystem.allowRead"},
+		{&c.allowWrite, s.AllowWrite, "filesystem.allowWrite"},
+		{&c.denyRead, s.DenyRead, "filesystem.denyRead"},
+		{&c.denyWrite, s.DenyWrite, "filesystem.denyWrite"},
+		{&c.system, systemReadRules(s.Home), "system"},
+	}
+	for _, set := range sets {
+		if *set.dst, err = compileSet(set.rules, root, s.Home, s.CaseInsensitive); err != nil {
+			return Policy{}, fmt.Errorf("%s: %w", set.field, err)
+		}
+	}
+	if c.blocklist, err = newNameSet(s.Blocklist); err != nil {
+		return Policy{}, fmt.Errorf("picket.blocklist: %w", err)
+	}
+	if c.perms, err = compilePerms(s.Permissions, root, s.Home, s.CaseInsensitive, c.perm); err != nil {
+		return Policy{}, fmt.Errorf("picket.permissions: %w", err)
+	}
+	for _, e := range s.WriteGuards.DenyExtensions {
+		c.denyExt[strings.ToLower("."+strings.TrimPrefix(e, "."))] = true
+	}
+	return Policy{spec: s, mode: mode, c: c}, nil
+}
+
+// MustCompile is Compile for tests and fixed policies; it panics on error.
+func MustCompile(s Spec) Policy {
+	p, err := Compile(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func compileSet(rules []Rule, root, home string, fold bool) (*ruleSet, error) {
+	var pts []*pattern
+	for _, r := range rules {
+		ps, err := compilePattern(r, root, home, canonDir, fold)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Source, err)
+		}
+		pts = append(pts, ps...)
+	}
+	return newRuleSet(pts), nil
+}
+
+func compilePerms(perms []Permission, root, home string, fold bool, into map[*pattern]Permission) (*ruleSet, error) {
+	var pts []*pattern
+	for _, pm := range perms {
+		if _, ok := levelRank[pm.Permission]; !ok {
+			return nil, fmt.Errorf("%s: pattern %q: unknown permission %q", pm.Source, pm.Pattern, pm.Permission)
+		}
+		switch pm.Type {
+		case "", "glob", "directory", "file":
+		default:
+			return nil, fmt.Errorf("%s: pattern %q: unknown type %q", pm.Source, pm.Pattern, pm.Type)
+		}
+		ps, err := compilePattern(Rule{Pattern: pm.Pattern, Source: pm.Source}, root, home, canonDir, fold)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pm.Source, err)
+		}
+		for _, pt := range ps {
+			if pm.Type == "file" || pm.Type == "directory" {
+				if !pt.literal {
+					return nil, fmt.Errorf("%s: pattern %q: type %q takes a path without glob characters", pm.Source, pm.Pattern, pm.Type)
+				}
+			}
+			into[pt] = pm
+		}
+		pts = append(pts, ps...)
+	}
+	return newRuleSet(pts), nil
+}
+
+// canonDir resolves a literal path for pattern anchoring; on any error the
+// path is kept as written (the written spelling is matched either way).
+func canonDir(p string) string {
+	_, r, err := Canonicalize(p, "/", "/")
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	return r
+}
