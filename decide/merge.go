@@ -268,4 +268,3 @@ func EnvFromOS(getenv func(string) string, cwd string) Env {
 		ProjectDir: getenv("CLAUDE_PROJECT_DIR"), Executable: exe,
 	}
 }
-

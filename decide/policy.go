@@ -70,7 +70,7 @@ type Spec struct {
 	Home string // the user's home, for "~" in patterns
 	Mode Mode
 
-	AllowRead, DenyRead, AllowWrite, DenyWrite []Rule
+	AllowRead, DenyRead, AllowWrite, DenyWrite      []Rule
 	DefaultDenyRead, StrictDenyRead, AllowGitConfig bool
 
 	Blocklist       []Rule
