@@ -1,0 +1,219 @@
+package persist
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// SchemaURL is the $schema a scaffolded policy file points at.
+const SchemaURL = "https://picket.dev/schema/fence.schema.json"
+
+var (
+	// ErrChanged is wrapped by [Grant] when the policy file changed on disk
+	// between its read and the write; the caller should retry.
+	ErrChanged = errors.New("changed on disk, retry")
+	// ErrMalformed is wrapped by [Grant] when the policy file is not valid
+	// JSONC; the person has to fix it by hand.
+	ErrMalformed = errors.New("malformed JSONC")
+	// ErrRefused is wrapped by [Grant] when the policy file resolves into a
+	// directory picket must never write to.
+	ErrRefused = errors.New("refusing to edit")
+)
+
+// Options describes one persist: which access to which path, in which
+// project.
+type Options struct {
+	// Root is the project root: see [ProjectRoot].
+	Root string
+	// Access is "read" or "list" (filesystem.allowRead) or "write"
+	// (filesystem.allowWrite).
+	Access string
+	// Path is the resolved, absolute, clean path to allow.
+	Path string
+	// UserConfigExists makes a new policy file extend "@base" (the user's
+	// own fence config) instead of "code".
+	UserConfigExists bool
+	// Validate checks the edited document (picket's schema validator); nil
+	// skips the check.
+	Validate func(file string, src []byte) error
+	// Refuse lists directories a policy file must never resolve into, such
+	// as the user's fence config directory and picket's install directory;
+	// /etc is always refused.
+	Refuse []string
+	// Now is the clock for backup names and the scaffold comment; nil means
+	// time.Now.
+	Now func() time.Time
+
+	// beforeCommit, when set (tests only), runs after <file>.tmp is written
+	// and before the rename.
+	beforeCommit func(tmp string)
+}
+
+// Result says what [Grant] did.
+type Result struct {
+	// File is the policy file, as named in the project root.
+	File string
+	// Resolved is the file actually written: File with symlinks resolved.
+	Resolved string
+	// Created is true when the file did not exist and was scaffolded.
+	Created bool
+	// Backup names the copy of the previous content, empty when none.
+	Backup string
+	// AlreadyPresent is true when the path was listed already and nothing
+	// was written.
+	AlreadyPresent bool
+}
+
+// Grant appends o.Path to the allow list for o.Access in the project's policy
+// file, creating the file when there is none. The package doc lists what it
+// guarantees and refuses.
+func Grant(o Options) (Result, error) {
+	key, err := arrayKey(o.Access)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkPath(o.Path); err != nil {
+		return Result{}, err
+	}
+	unlock, err := lockDir(o.Root)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	file, exists := Target(o.Root)
+	res := Result{File: file}
+	res.Resolved, err = resolve(file, exists)
+	if err != nil {
+		return res, err
+	}
+	if err := refuse(res.Resolved, o.Refuse); err != nil {
+		return res, err
+	}
+	return o.edit(res, key, exists)
+}
+
+// edit reads (or scaffolds), patches, validates and writes the file.
+func (o Options) edit(res Result, key string, exists bool) (Result, error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	var before fs.FileInfo
+	src := scaffold(baseFor(o.UserConfigExists), now().UTC().Format(time.RFC3339))
+	if exists {
+		var err error
+		if before, src, err = read(res.Resolved); err != nil {
+			return res, err
+		}
+	}
+	out, present, err := addEntry(src, key, o.Path)
+	if err != nil {
+		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
+	}
+	if present {
+		res.AlreadyPresent = true
+		return res, nil
+	}
+	if o.Validate != nil {
+		if err := o.Validate(res.File, out); err != nil {
+			return res, fmt.Errorf("refusing to write %s: the edit fails validation: %w", res.File, err)
+		}
+	}
+	w := writer{file: res.Resolved, before: before, old: src, now: now, hook: o.beforeCommit}
+	res.Backup, err = w.commit(out)
+	res.Created = !exists && err == nil
+	return res, err
+}
+
+func baseFor(userConfigExists bool) string {
+	if userConfigExists {
+		return "@base"
+	}
+	return "code"
+}
+
+func arrayKey(access string) (string, error) {
+	switch access {
+	case "read", "list":
+		return "allowRead", nil
+	case "write":
+		return "allowWrite", nil
+	}
+	return "", fmt.Errorf("cannot persist access %q: want read, list or write", access)
+}
+
+// checkPath accepts only paths a policy entry spells exactly: absolute, clean
+// and valid UTF-8 (JSON would replace an invalid byte, granting another
+// path).
+func checkPath(path string) error {
+	switch {
+	case !filepath.IsAbs(path) || filepath.Clean(path) != path:
+		return fmt.Errorf("cannot persist %q: not an absolute clean path", path)
+	case !utf8.ValidString(path):
+		return fmt.Errorf("cannot persist %q: not valid UTF-8", path)
+	}
+	return nil
+}
+
+// resolve returns the file a write to file lands in: its symlinks resolved,
+// or, for a file that does not exist yet, its directory's.
+func resolve(file string, exists bool) (string, error) {
+	if !exists {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(file))
+		if err != nil {
+			return "", fmt.Errorf("failed to resolve %s: %w", file, err)
+		}
+		return filepath.Join(dir, filepath.Base(file)), nil
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("refusing to edit %s: it is a dangling symlink: %w", file, err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("failed to resolve %s: %w", file, err)
+	}
+	return real, nil
+}
+
+// refuse rejects a resolved policy file inside /etc or any of dirs, each
+// compared both as given and with its own symlinks resolved.
+func refuse(real string, dirs []string) error {
+	for _, dir := range append([]string{"/etc"}, dirs...) {
+		if dir == "" {
+			continue
+		}
+		spellings := []string{filepath.Clean(dir)}
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			spellings = append(spellings, r)
+		}
+		for _, d := range spellings {
+			if real == d || strings.HasPrefix(real, strings.TrimSuffix(d, "/")+"/") {
+				return fmt.Errorf("%w %s: it resolves into %s", ErrRefused, real, dir)
+			}
+		}
+	}
+	return nil
+}
+
+// read returns the file's metadata and content, refusing anything but a
+// regular file.
+func read(file string) (fs.FileInfo, []byte, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to read %s: %w", file, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w %s: not a regular file", ErrRefused, file)
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to read %s: %w", file, err)
+	}
+	return fi, src, nil
+}

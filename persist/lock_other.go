@@ -1,0 +1,12 @@
+//go:build !unix
+
+package persist
+
+import (
+	"fmt"
+	"runtime"
+)
+
+func lockDir(dir string) (func(), error) {
+	return nil, fmt.Errorf("failed to lock %s: persisting grants is not supported on %s", dir, runtime.GOOS)
+}

@@ -1,0 +1,30 @@
+//go:build unix
+
+package persist
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockDir takes an exclusive flock(2) on dir itself and returns its release.
+// It blocks until any other holder, in this or another process, lets go.
+func lockDir(dir string) (unlock func(), err error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("failed to lock %s: %w", dir, err)
+	}
+	for {
+		err = unix.Flock(int(d.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("failed to lock: %w", &os.PathError{Op: "flock", Path: dir, Err: err})
+	}
+	return func() { d.Close() }, nil
+}
