@@ -1,0 +1,54 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/home/me/project/main.go", "/home/me/project/main.go"},
+		{"/tmp/a b", "/tmp/a b"},
+		{"/tmp/\x1b[2J", `/tmp/\x1b[2J`},
+		{"/tmp/x\ny", `/tmp/x\ny`},
+		{"\r\t\a\b\f\v\x00\x7f", `\r\t\a\b\f\v\x00\x7f`},
+		{"/tmp/\xff\xfe", `/tmp/\xff\xfe`},
+		{"/tmp/\u0085\u009b2J", `/tmp/\u0085\u009b2J`},
+		{"/tmp/\u202egnp.exe", `/tmp/\u202egnp.exe`},
+		{"/tmp/zero\u200bwidth", `/tmp/zero\u200bwidth`},
+		{"/tmp/nb\u00a0sp", `/tmp/nb\u00a0sp`},
+		{"/tmp/tag\U000e0041", `/tmp/tag\U000e0041`},
+		{`/tmp/\x1b`, `/tmp/\\x1b`},
+		{"/tmp/日本語/é", "/tmp/日本語/é"},
+	}
+	for _, tt := range tests {
+		if got := Escape(tt.in); got != tt.want {
+			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzEscape checks the property the prompt relies on: whatever the input,
+// the output is valid UTF-8 made only of printable runes and spaces, so it
+// cannot move the cursor or hide text.
+func FuzzEscape(f *testing.F) {
+	for _, s := range []string{"/tmp/\x1b[2J\n", "\xff", "\u202e", `\x1b`, "a\u0300"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Escape(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("Escape(%q) = %q, not valid UTF-8", s, got)
+		}
+		for _, r := range got {
+			if r != ' ' && !unicode.IsPrint(r) {
+				t.Fatalf("Escape(%q) = %q, contains %U", s, got, r)
+			}
+		}
+		if !strings.ContainsAny(s, "\\") && utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }) && got != s {
+			t.Fatalf("Escape(%q) = %q, changed printable text", s, got)
+		}
+	})
+}

@@ -1,0 +1,69 @@
+package tui
+
+// Request is one prompt request, as the hook sends it to picket prompt.
+type Request struct {
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	Cwd     string `json:"cwd"`
+	Tool    string `json:"tool"`
+	Access  string `json:"access"`
+	// Path is the requested spelling, made absolute.
+	Path string `json:"path"`
+	// Resolved is the real path after symlinks: what a grant would cover.
+	Resolved string `json:"resolved"`
+	Layer    string `json:"layer"`
+	Rule     string `json:"rule"`
+	Pattern  string `json:"pattern"`
+	Source   string `json:"source"`
+	// CanPersist offers [p]; the caller sets it only when an allow entry in
+	// PersistTarget would lift this block.
+	CanPersist bool `json:"canPersist"`
+	// PersistTarget is the file persist edits: <root>/fence.jsonc or
+	// fence.json.
+	PersistTarget string `json:"persistTarget"`
+	// PersistCreates says PersistTarget does not exist yet and will be
+	// created, extending PersistExtends ("@base" or "code").
+	PersistCreates bool   `json:"persistCreates"`
+	PersistExtends string `json:"persistExtends"`
+	// Batch, when non-empty, turns the prompt into a batch prompt over these
+	// requests (the paths denied so far this turn plus the pending ones).
+	Batch []BatchItem `json:"batch,omitempty"`
+	// TimeoutSeconds is how long the prompt waits before it denies; zero or
+	// less means 60.
+	TimeoutSeconds int `json:"timeoutSeconds"`
+}
+
+// BatchItem is one request listed in a batch prompt.
+type BatchItem struct {
+	Tool     string `json:"tool"`
+	Access   string `json:"access"`
+	Path     string `json:"path"`
+	Resolved string `json:"resolved"`
+	Rule     string `json:"rule"`
+}
+
+// Answer is the person's answer to a prompt.
+type Answer string
+
+// The answers. A single request is answered with AnswerDeny, AnswerOnce,
+// AnswerSession or AnswerPersist; a batch with AnswerDenyAll,
+// AnswerAllowAllOnce or AnswerIndividually (or AnswerDeny when [Run] fails).
+const (
+	AnswerDeny         Answer = "deny"
+	AnswerOnce         Answer = "once"
+	AnswerSession      Answer = "session"
+	AnswerPersist      Answer = "persist"
+	AnswerDenyAll      Answer = "deny-all"
+	AnswerAllowAllOnce Answer = "allow-all-once"
+	AnswerIndividually Answer = "individually"
+)
+
+// DefaultTimeoutSeconds is the timeout used when [Request.TimeoutSeconds] is
+// not positive.
+const DefaultTimeoutSeconds = 60
+
+// neverPrompted reports whether a layer's denies are final: the caller must
+// not prompt for them, and [Run] denies them if it is asked to.
+func neverPrompted(layer string) bool {
+	return layer == "mandatory" || layer == "mode"
+}
