@@ -28,16 +28,22 @@ type ClaudeInstall struct {
 	// [ClaudeHookCommand]). Uninstall recognises picket's hooks by this
 	// string and nothing else.
 	Command string
+	// User says the settings are the user's (~/.claude/settings.json),
+	// which changes how project paths are spelled in deny rules.
+	User bool
 	// Deny lists the permissions.deny rules to add; nil means
-	// [ClaudeDenyRules].
+	// [ClaudeDenyRules] or, for User, [ClaudeUserDenyRules].
 	Deny []string
 }
 
 func (o ClaudeInstall) deny() []string {
-	if o.Deny == nil {
-		return ClaudeDenyRules()
+	switch {
+	case o.Deny != nil:
+		return o.Deny
+	case o.User:
+		return ClaudeUserDenyRules()
 	}
-	return o.Deny
+	return ClaudeDenyRules()
 }
 
 // ClaudeHookCommand returns the hook command line for the picket executable
@@ -57,9 +63,10 @@ func shellQuote(s string) string {
 }
 
 // claudeDenyPaths are the mandatory write denies in Claude Code's rule path
-// syntax: "~/" is the home directory, a leading "/" is the project root (the
-// directory holding .claude/), the rest follows gitignore. Claude Code's rule
-// syntax has no braces, so every alternative is spelled out.
+// syntax, as project settings read them: "~/" is the home directory, a
+// leading "/" is the project root (the directory holding .claude/), the rest
+// follows gitignore. Claude Code's rule syntax has no braces, so every
+// alternative is spelled out.
 var claudeDenyPaths = []string{
 	"~/.claude/settings*.json",
 	"/.claude/settings*.json",
@@ -99,11 +106,34 @@ var claudeDenyPaths = []string{
 }
 
 // ClaudeDenyRules returns picket's mandatory write denies as Claude Code
-// permissions.deny rules, each path in its Edit(...) and Write(...) form.
-// Claude Code enforces them itself, so they hold even where it skips a hook.
+// permissions.deny rules for a project's .claude/settings.json, each path in
+// its Edit(...) and Write(...) form. Claude Code enforces them itself, so
+// they hold even where it skips a hook.
+//
+// Claude Code 2.1.197 applies Edit(...) rules to its Write tool too, while a
+// Write(...) rule alone does not stop the Write tool; the Write forms are
+// kept for the versions and tools that match on them.
 func ClaudeDenyRules() []string {
+	return denyRules(func(p string) string { return p })
+}
+
+// ClaudeUserDenyRules is [ClaudeDenyRules] for ~/.claude/settings.json. There
+// a leading "/" means ~/.claude itself, not a project (verified with Claude
+// Code 2.1.197), so project paths are spelled "**/path": the path at any
+// depth under the directory Claude Code runs in.
+func ClaudeUserDenyRules() []string {
+	return denyRules(func(p string) string {
+		if strings.HasPrefix(p, "/") {
+			return "**" + p
+		}
+		return p
+	})
+}
+
+func denyRules(spell func(string) string) []string {
 	rules := make([]string, 0, 2*len(claudeDenyPaths))
 	for _, p := range claudeDenyPaths {
+		p = spell(p)
 		rules = append(rules, "Edit("+p+")", "Write("+p+")")
 	}
 	return rules

@@ -308,6 +308,15 @@ func TestClaudeDenyRules(t *testing.T) {
 			t.Errorf("ClaudeDenyRules() lacks %q", want)
 		}
 	}
+	user := ClaudeUserDenyRules()
+	for _, want := range []string{"Edit(~/.claude/settings*.json)", "Edit(**/.claude/settings*.json)", "Edit(**/.git/hooks/**)", "Write(**/fence.json)"} {
+		if !slices.Contains(user, want) {
+			t.Errorf("ClaudeUserDenyRules() lacks %q", want)
+		}
+	}
+	if len(user) != len(rules) {
+		t.Errorf("ClaudeUserDenyRules() has %d rules, ClaudeDenyRules() %d; want the same paths", len(user), len(rules))
+	}
 	for _, r := range rules {
 		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(r, "Edit("), "Write("), ")")
 		if strings.ContainsAny(inner, "{}, ") || !(strings.HasPrefix(inner, "~/") || strings.HasPrefix(inner, "/")) {

@@ -78,6 +78,7 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 		c.errorf("%v", err)
 		return 2
 	}
+	opts.User = *user
 	apply := func(b []byte) ([]byte, error) { return edit(b, opts) }
 	if *print {
 		return c.printSettings(path, apply)

@@ -74,7 +74,7 @@ func TestInstallClaudeUserPrint(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("install --print: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	if !json.Valid([]byte(r.stdout)) || !strings.Contains(r.stdout, `"Edit(~/.claude/settings*.json)"`) {
+	if !json.Valid([]byte(r.stdout)) || !strings.Contains(r.stdout, `"Edit(~/.claude/settings*.json)"`) || !strings.Contains(r.stdout, `"Edit(**/.git/hooks/**)"`) {
 		t.Errorf("install --print stdout is not the settings JSON:\n%s", r.stdout)
 	}
 	if _, err := os.Stat(filepath.Join(home, ".claude")); err == nil {
