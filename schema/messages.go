@@ -45,30 +45,38 @@ func moreSpecific(a, b *jsonschema.ValidationError) int {
 }
 
 // explain turns one leaf error into findings with readable messages, each
-// prefixed by the dotted key path of the value it is about.
+// prefixed by the dotted key path of the value it is about. An unknown-keys
+// error becomes one finding per key, pointing at the key.
 func explain(doc, inst any, leaf *jsonschema.ValidationError) []finding {
 	ptr := instancePointer(leaf.InstanceLocation)
-	at := spot{ptr: ptr}
-	switch keyword(leaf.KeywordLocation) {
-	case "additionalProperties":
+	if keyword(leaf.KeywordLocation) == "additionalProperties" {
 		if found := unknownKeys(doc, inst, leaf, ptr); len(found) > 0 {
 			return found
 		}
+	}
+	return []finding{{at: spot{ptr: ptr}, msg: prefix(ptr) + message(doc, inst, leaf, ptr)}}
+}
+
+// message says what is wrong with the value at ptr, naming the value where
+// the validator's own words would not.
+func message(doc, inst any, leaf *jsonschema.ValidationError, ptr string) string {
+	value := func() string { return show(lookup(inst, ptr)) }
+	switch keyword(leaf.KeywordLocation) {
 	case "required":
 		if missing := missingKeys(doc, inst, leaf, ptr); len(missing) > 0 {
-			return []finding{{at: at, msg: prefix(ptr) + "missing required " + plural(len(missing), "key") + " " + strings.Join(missing, ", ")}}
+			return "missing required " + plural(len(missing), "key") + " " + strings.Join(missing, ", ")
 		}
 	case "enum":
 		if rest, ok := strings.CutPrefix(leaf.Message, "value must be one of "); ok {
-			return []finding{{at: at, msg: prefix(ptr) + show(lookup(inst, ptr)) + " is not one of " + rest}}
+			return value() + " is not one of " + rest
 		}
 		if rest, ok := strings.CutPrefix(leaf.Message, "value must be "); ok {
-			return []finding{{at: at, msg: prefix(ptr) + show(lookup(inst, ptr)) + " is not " + rest}}
+			return value() + " is not " + rest
 		}
 	case "pattern":
-		return []finding{{at: at, msg: prefix(ptr) + show(lookup(inst, ptr)) + " does not match the pattern " + str(schemaAt(doc, leaf))}}
+		return value() + " does not match the pattern " + str(schemaAt(doc, leaf))
 	}
-	return []finding{{at: at, msg: prefix(ptr) + leaf.Message}}
+	return leaf.Message
 }
 
 // unknownKeys names each key the schema does not know, one finding per key

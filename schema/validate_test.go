@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // validateTests is shared with FuzzValidate as its seed corpus.
@@ -326,5 +327,52 @@ func TestJSONIsACopy(t *testing.T) {
 	b[0] = 'x'
 	if JSON()[0] == 'x' {
 		t.Error("JSON() returned the embedded bytes; a caller could change the schema")
+	}
+}
+
+// TestLeavesPicksOneUnderAnyOf covers a shape the current schema avoids
+// (caseInsensitive is an enum, not an anyOf) but a future edit may bring
+// back: every branch failing must not become a wall of messages.
+func TestLeavesPicksOneUnderAnyOf(t *testing.T) {
+	leaf := func(loc, msg string) *jsonschema.ValidationError {
+		return &jsonschema.ValidationError{KeywordLocation: "/anyOf/0/type", InstanceLocation: loc, Message: msg}
+	}
+	tree := &jsonschema.ValidationError{
+		KeywordLocation: "",
+		Causes: []*jsonschema.ValidationError{
+			{
+				KeywordLocation:  "/properties/picket/anyOf",
+				InstanceLocation: "/picket",
+				Message:          "anyOf failed",
+				Causes: []*jsonschema.ValidationError{
+					leaf("/picket", "expected boolean, but got object"),
+					{KeywordLocation: "/anyOf/1", InstanceLocation: "/picket", Causes: []*jsonschema.ValidationError{
+						leaf("/picket/mode", "value must be one of \"full\""),
+					}},
+				},
+			},
+			leaf("/extends", "expected string, but got number"),
+		},
+	}
+	var got []string
+	for _, l := range leaves(tree) {
+		got = append(got, l.InstanceLocation+" "+l.Message)
+	}
+	want := []string{`/picket/mode value must be one of "full"`, "/extends expected string, but got number"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("leaves mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestValidateConcurrently runs the table from many goroutines: the compiled
+// schema is shared, so -race must find nothing.
+func TestValidateConcurrently(t *testing.T) {
+	for _, tt := range validateTests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := len(Validate("f.jsonc", []byte(tt.src))); got != len(tt.want) {
+				t.Errorf("Validate(%q) gave %d problems, want %d", tt.src, got, len(tt.want))
+			}
+		})
 	}
 }
