@@ -274,7 +274,7 @@ func scaffold(base, when string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "// Written by picket at %s, when a person chose to persist a grant.\n", when)
 	b.WriteString("// Edit freely: picket appends the paths you persist and keeps everything else.\n")
-	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"extends\": %s\n}\n", hujson.String(SchemaURL), hujson.String(base))
+	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"extends\": %s\n}\n", string(hujson.String(SchemaURL)), string(hujson.String(base)))
 	return []byte(b.String())
 }
 

@@ -112,17 +112,17 @@ func TestAddEntryRefuses(t *testing.T) {
 // container that already existed untouched.
 func checkEdit(t testing.TB, src, out []byte, key, path string) {
 	t.Helper()
-	got, err := decode(out)
-	if err != nil {
+	if _, err := hujson.Parse(out); err != nil {
 		t.Fatalf("edited document does not parse: %v\n%s", err, out)
 	}
-	want, err := decode(src)
-	if err != nil {
-		t.Fatalf("input does not parse: %v", err)
-	}
-	appendWant(want.(map[string]any), key, path)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("edit changed the meaning (-want +got):\n%s\nout:\n%s", diff, out)
+	got, _ := decode(out)
+	// The standard library cannot decode everything JWCC allows (1e999);
+	// such inputs still get the byte checks.
+	if want, err := decode(src); err == nil {
+		appendWant(want.(map[string]any), key, path)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("edit changed the meaning (-want +got):\n%s\nout:\n%s", diff, out)
+		}
 	}
 	if !isSubsequence(src, out) {
 		t.Fatalf("edit dropped or reordered input bytes:\nsrc:\n%s\nout:\n%s", src, out)

@@ -105,12 +105,14 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 		now = o.Now
 	}
 	var before fs.FileInfo
-	src := scaffold(baseFor(o.UserConfigExists), now().UTC().Format(time.RFC3339))
+	var src []byte
 	if exists {
 		var err error
 		if before, src, err = read(res.Resolved); err != nil {
 			return res, err
 		}
+	} else {
+		src = scaffold(baseFor(o.UserConfigExists), now().UTC().Format(time.RFC3339))
 	}
 	out, present, err := addEntry(src, key, o.Path)
 	if err != nil {

@@ -1,0 +1,46 @@
+package persist
+
+import (
+	"os"
+	"testing"
+)
+
+// FuzzAddEntry checks that an edit round-trips: whatever the document, a
+// successful edit parses, means the old document plus the one path, keeps
+// every input byte in order and leaves the bytes outside the patched member
+// unchanged; a second edit finds the path present and changes nothing.
+func FuzzAddEntry(f *testing.F) {
+	for _, in := range goldenInputs(f) {
+		src, err := os.ReadFile(in)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src, keyFor(in) == "allowWrite", goldenPath)
+	}
+	f.Add([]byte(`{"filesystem": {"allowRead": ["/a" // c
+]}}`), false, "/a/\"b\"\n")
+	f.Fuzz(func(t *testing.T, src []byte, write bool, path string) {
+		if checkPath(path) != nil {
+			return
+		}
+		key := "allowRead"
+		if write {
+			key = "allowWrite"
+		}
+		out, present, err := addEntry(src, key, path)
+		switch {
+		case err != nil:
+			return
+		case present:
+			if string(out) != string(src) {
+				t.Fatalf("present but changed:\n%s\n%s", src, out)
+			}
+			return
+		}
+		checkEdit(t, src, out, key, path)
+		again, present, err := addEntry(out, key, path)
+		if err != nil || !present || string(again) != string(out) {
+			t.Fatalf("second edit: present %v, err %v, changed %v", present, err, string(again) != string(out))
+		}
+	})
+}
