@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/picketdev/picket/audit"
+)
+
+func init() { commands["log"] = runLog }
+
+const logUsage = `Usage: picket log [-f] [--json] [--session ID] [--decision D] [--since WHEN] [--file PATH] [N]
+
+Prints the last N audit entries (default 20), oldest first, from the current
+and rotated log files. -f then keeps printing new entries as they arrive.
+
+  -f               follow the log, across rotations, until interrupted
+  --json           print the raw NDJSON lines
+  --session ID     only entries of this session
+  --decision D     only this decision: block, error, grant-once, ...
+  --since WHEN     only entries this recent: a duration (90s, 1h, 2d) or
+                   an RFC 3339 time
+  --file PATH      the log to read (default: the audit log's path)
+`
+
+// runLog prints audit entries. Exit 0, or 2 for usage errors and an
+// unreadable log.
+func runLog(c *cli, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runLogContext(ctx, c, args)
+}
+
+type logOptions struct {
+	n      int
+	follow bool
+	json   bool
+	file   string
+	filter audit.Filter
+}
+
+func runLogContext(ctx context.Context, c *cli, args []string) int {
+	o, ok := c.parseLogArgs(args, time.Now())
+	if !ok {
+		return 2
+	}
+	color := c.logColor()
+	show := func(r audit.Record) error {
+		var err error
+		if o.json {
+			_, err = fmt.Fprintf(c.stdout, "%s\n", r.Raw)
+		} else {
+			_, err = fmt.Fprintln(c.stdout, audit.Format(r.Entry, color))
+		}
+		return err
+	}
+	recs, err := audit.Tail(o.file, o.n, o.filter)
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	for _, r := range recs {
+		if err := show(r); err != nil {
+			return 0 // the reader went away, as with `picket log | head`
+		}
+	}
+	if !o.follow {
+		return 0
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err = audit.Follow(ctx, o.file, o.filter, func(r audit.Record) {
+		if show(r) != nil {
+			cancel()
+		}
+	})
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	return 0
+}
+
+// parseLogArgs accepts flags before and after N.
+func (c *cli) parseLogArgs(args []string, now time.Time) (logOptions, bool) {
+	o := logOptions{n: 20}
+	fs := flag.NewFlagSet("log", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() { fmt.Fprint(c.stderr, logUsage) }
+	fs.BoolVar(&o.follow, "f", false, "")
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.StringVar(&o.file, "file", "", "")
+	fs.StringVar(&o.filter.Session, "session", "", "")
+	fs.StringVar(&o.filter.Decision, "decision", "", "")
+	since := fs.String("since", "", "")
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return o, false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(pos) > 1 {
+		c.errorf("log takes at most one N, got %q", pos)
+		c.hintf("picket log 50")
+		return o, false
+	}
+	if len(pos) == 1 {
+		n, err := strconv.Atoi(pos[0])
+		if err != nil || n < 1 {
+			c.errorf("N must be a positive number of entries, got %q", pos[0])
+			return o, false
+		}
+		o.n = n
+	}
+	if *since != "" {
+		t, err := parseSince(*since, now)
+		if err != nil {
+			c.errorf("%v", err)
+			c.hintf("--since 1h, --since 2d or --since 2026-05-01T00:00:00Z")
+			return o, false
+		}
+		o.filter.Since = t
+	}
+	if o.file == "" {
+		o.file = auditPath(c)
+	}
+	return o, true
+}
+
+// parseSince reads a duration back from now (Go's units plus "d" for days)
+// or an RFC 3339 time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 {
+			return now.Add(-time.Duration(n * float64(24*time.Hour))), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("invalid --since %q: want a duration such as 1h or an RFC 3339 time", s)
+}
+
+// logColor colours only a terminal, and never with NO_COLOR set
+// (https://no-color.org) or TERM=dumb.
+func (c *cli) logColor() bool {
+	if c.getenv("NO_COLOR") != "" || c.getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := c.stdout.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// auditPath is where the audit log lives.
+// TODO(policy): honour picket.audit.path
+func auditPath(c *cli) string {
+	return audit.DefaultPath(c.getenv("HOME"), c.getenv("XDG_STATE_HOME"))
+}

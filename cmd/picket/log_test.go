@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/picketdev/picket/audit"
+)
+
+// logEnv is an environment whose audit log lives under a temporary state
+// directory, holding the given entries.
+func logEnv(t *testing.T, entries ...audit.Entry) (env []string, path string) {
+	t.Helper()
+	home := t.TempDir()
+	env = []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state")}
+	path = filepath.Join(home, "state", "picket", "audit.log")
+	l, err := audit.Open(audit.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := l.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return env, path
+}
+
+func runLogCLI(env []string, args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	code = run(append([]string{"log"}, args...), env, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestLog(t *testing.T) {
+	now := time.Now().UTC()
+	var entries []audit.Entry
+	for i := range 25 {
+		entries = append(entries, audit.Entry{
+			TS: now.Add(time.Duration(i-25) * time.Hour), Session: []string{"sess-a", "sess-b"}[i%2],
+			Agent: "claude", Decision: []string{"block", "error"}[min(i%3, 1)], Tool: "Read",
+			Access: "read", Path: "/p/" + string(rune('a'+i)),
+		})
+	}
+	entries[24].Path = "/evil\n2026-01-01 00:00:00  block  \x1b[2J"
+	env, _ := logEnv(t, entries...)
+
+	tests := []struct {
+		args      []string
+		wantLines int
+		first     string // a substring of the first line
+		last      string // a substring of the last line
+	}{
+		{nil, 20, "/p/f", `"/evil\n2026-01-01 00:00:00  block  \x1b[2J"`},
+		{[]string{"3"}, 3, "/p/w", "/evil"},
+		{[]string{"--decision", "block", "2"}, 2, "/p/v", "/evil"},
+		{[]string{"2", "--session", "sess-b"}, 2, "/p/v", "/p/x"},
+		{[]string{"--since", "3h30m", "50"}, 3, "/p/w", "/evil"},
+		{[]string{"--since", "1d", "--decision", "error"}, 15, "/p/c", "/p/x"},
+	}
+	for _, tt := range tests {
+		out, errOut, code := runLogCLI(env, tt.args...)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != 0 || errOut != "" || len(lines) != tt.wantLines ||
+			!strings.Contains(lines[0], tt.first) || !strings.Contains(lines[len(lines)-1], tt.last) {
+			t.Errorf("picket log %q = %d, stderr %q, stdout:\n%s\nwant %d lines from %q to %q",
+				tt.args, code, errOut, out, tt.wantLines, tt.first, tt.last)
+		}
+		if strings.ContainsRune(out, 0x1b) {
+			t.Errorf("picket log %q wrote an escape sequence to a non-terminal:\n%q", tt.args, out)
+		}
+	}
+}
+
+func TestLogJSON(t *testing.T) {
+	env, path := logEnv(t,
+		audit.Entry{Decision: "block", Path: "/a\nb"},
+		audit.Entry{Decision: "error", Reason: "picket: error: x"},
+	)
+	out, errOut, code := runLogCLI(env, "--json")
+	raw, _ := os.ReadFile(path)
+	if code != 0 || errOut != "" || out != string(raw) {
+		t.Errorf("picket log --json = %d, %q, stdout %q, want the file %q", code, errOut, out, raw)
+	}
+}
+
+func TestLogFileAndEmpty(t *testing.T) {
+	env, _ := logEnv(t)
+	other := filepath.Join(t.TempDir(), "other.log")
+	os.WriteFile(other, []byte(`{"ts":"2026-01-02T03:04:05.000Z","decision":"block","path":"/x"}`+"\n"), 0o600)
+	out, _, code := runLogCLI(env, "--file", other)
+	if want := "2026-01-02 03:04:05            block                            /x\n"; code != 0 || out != want {
+		t.Errorf("picket log --file = %d, %q, want %q", code, out, want)
+	}
+	out, errOut, code := runLogCLI(env)
+	if code != 0 || out != "" || errOut != "" {
+		t.Errorf("picket log of an empty log = %d, %q, %q, want 0 and nothing", code, out, errOut)
+	}
+}
+
+func TestLogUsageErrors(t *testing.T) {
+	env, _ := logEnv(t)
+	for _, args := range [][]string{
+		{"zero"}, {"0"}, {"-3"}, {"1", "2"}, {"--since", "yesterday"}, {"--since", "-1h"}, {"--bogus"},
+	} {
+		_, errOut, code := runLogCLI(env, args...)
+		if code != 2 || errOut == "" {
+			t.Errorf("picket log %q = %d, stderr %q, want 2 and a message", args, code, errOut)
+		}
+	}
+}
+
+func TestLogColor(t *testing.T) {
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no terminal:", err)
+	}
+	defer tty.Close()
+	c := &cli{env: []string{"TERM=xterm"}, stdout: tty}
+	if !c.logColor() {
+		t.Error("logColor on a terminal = false, want true")
+	}
+	c.env = append(c.env, "NO_COLOR=1")
+	if c.logColor() {
+		t.Error("logColor with NO_COLOR = true, want false")
+	}
+}
+
+// syncBuffer is a bytes.Buffer that Follow's goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestLogFollow(t *testing.T) {
+	env, path := logEnv(t, audit.Entry{Decision: "block", Path: "/old"})
+	var out, errb syncBuffer
+	c := &cli{env: env, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- runLogContext(ctx, c, []string{"-f", "--decision", "block"}) }()
+
+	l, err := audit.Open(audit.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "/new") && time.Now().Before(deadline) {
+		// Follow starts at the end of the file: keep appending until it
+		// has started and seen one.
+		l.Append(audit.Entry{Decision: "error", Path: "/skipped"})
+		l.Append(audit.Entry{Decision: "block", Path: "/new"})
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("picket log -f = %d, stderr %q", code, errb.String())
+	}
+	got := out.String()
+	if !strings.Contains(got, "/old") || !strings.Contains(got, "/new") ||
+		strings.Index(got, "/old") > strings.Index(got, "/new") || strings.Contains(got, "/skipped") {
+		t.Errorf("picket log -f printed:\n%s\nwant /old, then /new, never /skipped", got)
+	}
+}
