@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/picketdev/picket/tui"
+)
+
+func init() { commands["prompt"] = runPrompt }
+
+// maxPromptRequest bounds the request JSON read from a file or stdin.
+const maxPromptRequest = 1 << 20
+
+// runPrompt asks the person at the terminal about one blocked request and
+// writes {"answer":"..."} to --answer FILE or stdout. The person is asked on
+// the terminal only (--tty, default /dev/tty): stdin and stdout carry the
+// request and the answer, never keys or screens. Exit 0 for any answer, deny included (a request that
+// cannot be read, a terminal that cannot be opened and every prompt failure
+// answer deny); 2 for usage errors or when the answer cannot be written.
+func runPrompt(c *cli, args []string) int {
+	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	request := fs.String("request", "", "read the request JSON from `FILE` instead of stdin")
+	answer := fs.String("answer", "", "write the answer JSON to `FILE` instead of stdout")
+	tty := fs.String("tty", "/dev/tty", "the terminal to prompt on")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		c.errorf("prompt takes no arguments, got %q", fs.Arg(0))
+		c.hintf("picket prompt [--request FILE] [--answer FILE] [--tty PATH]")
+		return 2
+	}
+	a := c.askPerson(*request, *tty)
+	if err := c.writePromptAnswer(*answer, a); err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	return 0
+}
+
+// askPerson runs the prompt and returns its answer; every failure is a deny.
+func (c *cli) askPerson(requestFile, ttyPath string) tui.Answer {
+	r, err := c.readPromptRequest(requestFile)
+	if err != nil {
+		c.errorf("%v; answering deny", err)
+		return tui.AnswerDeny
+	}
+	tty, err := os.OpenFile(ttyPath, os.O_RDWR, 0)
+	if err != nil {
+		c.errorf("failed to open the terminal: %v; answering deny", err)
+		return tui.AnswerDeny
+	}
+	defer tty.Close()
+	// A terminal that goes away sends SIGHUP: deny and write the answer
+	// rather than die without one.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM)
+	defer stop()
+	a, err := tui.Run(ctx, r, tty, tty, tui.Options{NoColor: c.promptNoColor()})
+	if err != nil {
+		c.warnf("%v; answering %s", err, a)
+	}
+	return a
+}
+
+func (c *cli) readPromptRequest(file string) (tui.Request, error) {
+	var in io.Reader = c.stdin
+	name := "stdin"
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return tui.Request{}, fmt.Errorf("failed to read the prompt request: %w", err)
+		}
+		defer f.Close()
+		in, name = f, file
+	}
+	data, err := io.ReadAll(io.LimitReader(in, maxPromptRequest+1))
+	if err != nil {
+		return tui.Request{}, fmt.Errorf("failed to read the prompt request from %s: %w", name, err)
+	}
+	if len(data) > maxPromptRequest {
+		return tui.Request{}, fmt.Errorf("prompt request in %s is larger than %d bytes", name, maxPromptRequest)
+	}
+	var r tui.Request
+	if err := json.Unmarshal(data, &r); err != nil {
+		return tui.Request{}, fmt.Errorf("failed to parse the prompt request in %s: %w", name, err)
+	}
+	if r.Path == "" && r.Resolved == "" && len(r.Batch) == 0 {
+		return tui.Request{}, errors.New("prompt request names no path")
+	}
+	return r, nil
+}
+
+// promptNoColor follows https://no-color.org and TERM=dumb.
+func (c *cli) promptNoColor() bool {
+	return c.getenv("NO_COLOR") != "" || c.getenv("TERM") == "dumb"
+}
+
+// writePromptAnswer writes {"answer":"..."} to file, atomically so a reader
+// never sees half an answer, or to stdout when file is empty.
+func (c *cli) writePromptAnswer(file string, a tui.Answer) error {
+	line, err := json.Marshal(struct {
+		Answer tui.Answer `json:"answer"`
+	}{a})
+	if err != nil {
+		return fmt.Errorf("failed to encode the answer: %w", err)
+	}
+	line = append(line, '\n')
+	if file == "" {
+		_, err := c.stdout.Write(line)
+		return err
+	}
+	return writePromptAnswerFile(file, line)
+}
+
+// writePromptAnswerFile writes data to a temporary file beside path and
+// renames it into place.
+func writePromptAnswerFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("failed to write the answer: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("failed to write the answer: %w", err)
+	}
+	return nil
+}
