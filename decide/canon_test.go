@@ -1,0 +1,139 @@
+package decide_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+)
+
+func TestCanonicalize(t *testing.T) {
+	tr := newTree(t)
+	tr.file("ws/a/b/file.txt")
+	tr.mkdir("outside/dir/sub")
+	tr.link(filepath.Join(tr.outside, "dir"), "ws/link")
+	tr.link("../outside/dir", "ws/rel")
+	tr.link("a/b/../b", "ws/dotty")
+	tr.link("/", "ws/rootlink")
+	tr.link("missing-target/more", "ws/dangling")
+	tr.link("file.txt", "ws/a/b/filelink")
+
+	tests := []struct {
+		path, abs, resolved string
+	}{
+		{"a/b/file.txt", tr.ws + "/a/b/file.txt", tr.ws + "/a/b/file.txt"},
+		{"./a//b/./file.txt", tr.ws + "/./a//b/./file.txt", tr.ws + "/a/b/file.txt"},
+		{"a/b/", tr.ws + "/a/b/", tr.ws + "/a/b"},
+		{tr.ws + "/a/../a/b", tr.ws + "/a/../a/b", tr.ws + "/a/b"},
+		{"/", "/", "/"},
+		{"/..", "/..", "/"},
+		{"link/sub", tr.ws + "/link/sub", tr.outside + "/dir/sub"},
+		{"rel/sub", tr.ws + "/rel/sub", tr.outside + "/dir/sub"},
+		{"link/..", tr.ws + "/link/..", tr.outside},
+		{"dotty/file.txt", tr.ws + "/dotty/file.txt", tr.ws + "/a/b/file.txt"},
+		{"rootlink/" + tr.ws[1:] + "/a", tr.ws + "/rootlink/" + tr.ws[1:] + "/a", tr.ws + "/a"},
+		{"a/b/filelink", tr.ws + "/a/b/filelink", tr.ws + "/a/b/file.txt"},
+		{"~/x/y", tr.home + "/x/y", tr.home + "/x/y"},
+		{"~", tr.home, tr.home},
+		// missing tails: "." dropped and ".." folded
+		{"new/./x/../y", tr.ws + "/new/./x/../y", tr.ws + "/new/y"},
+		{"a/new/x/../../b/file.txt", tr.ws + "/a/new/x/../../b/file.txt", tr.ws + "/a/b/file.txt"},
+		// "missing/.." climbing back over the missing name walks on, so an
+		// existing symlink reached that way is still followed
+		{"missing/../link/sub", tr.ws + "/missing/../link/sub", tr.outside + "/dir/sub"},
+		{"link/missing/../../escaped", tr.ws + "/link/missing/../../escaped", tr.outside + "/escaped"},
+		{"missing/x/../../../outside/dir/sub", tr.ws + "/missing/x/../../../outside/dir/sub", tr.outside + "/dir/sub"},
+		// a dangling symlink resolves to what a write would create
+		{"dangling", tr.ws + "/dangling", tr.ws + "/missing-target/more"},
+		{"dangling/deeper", tr.ws + "/dangling/deeper", tr.ws + "/missing-target/more/deeper"},
+	}
+	for _, tt := range tests {
+		abs, resolved, err := decide.Canonicalize(tt.path, tr.ws, tr.home)
+		if err != nil || abs != tt.abs || resolved != tt.resolved {
+			t.Errorf("Canonicalize(%q) = %q, %q, %v, want %q, %q, nil", tt.path, abs, resolved, err, tt.abs, tt.resolved)
+		}
+	}
+}
+
+func TestCanonicalizeErrors(t *testing.T) {
+	tr := newTree(t)
+	tr.file("ws/file")
+	tr.link("file/x", "ws/throughfile")
+	tr.link("l2", "ws/l1")
+	tr.link("l1", "ws/l2")
+	tests := []struct {
+		path  string
+		cwd   string
+		errno error
+	}{
+		{"file/x", tr.ws, syscall.ENOTDIR},
+		{"file/", tr.ws, syscall.ENOTDIR},
+		{"file/missing/deeper", tr.ws, syscall.ENOTDIR},
+		{"throughfile", tr.ws, syscall.ENOTDIR},
+		{"l1", tr.ws, syscall.ELOOP},
+		{"l1/x/y", tr.ws, syscall.ELOOP},
+		{"a\x00b", tr.ws, syscall.EINVAL},
+		{"", tr.ws, syscall.ENOENT},
+		{"/" + strings.Repeat("abcd/", 1000), tr.ws, syscall.ENAMETOOLONG},
+		{strings.Repeat("n", 256), tr.ws, syscall.ENAMETOOLONG},
+	}
+	for _, tt := range tests {
+		_, resolved, err := decide.Canonicalize(tt.path, tt.cwd, tr.home)
+		var pe *fs.PathError
+		if !errors.Is(err, tt.errno) || !errors.As(err, &pe) || resolved != "" {
+			t.Errorf("Canonicalize(%.40q) = %q, %v, want a *fs.PathError wrapping %v", tt.path, resolved, err, tt.errno)
+		}
+	}
+	if _, _, err := decide.Canonicalize("x", "relative", tr.home); err == nil {
+		t.Errorf("Canonicalize(x) with a relative cwd = nil error, want one")
+	}
+}
+
+// TestCanonicalizeLinkLimit follows 40 links, as Linux does, and stops at 41.
+func TestCanonicalizeLinkLimit(t *testing.T) {
+	tr := newTree(t)
+	tr.file("ws/end")
+	prev := "end"
+	for i := 1; i <= 41; i++ {
+		name := fmt.Sprintf("l%02d", i)
+		tr.link(prev, "ws/"+name)
+		prev = name
+	}
+	if _, r, err := decide.Canonicalize("l40", tr.ws, tr.home); err != nil || r != tr.ws+"/end" {
+		t.Errorf("Canonicalize(l40) = %q, %v, want %q", r, err, tr.ws+"/end")
+	}
+	if _, _, err := decide.Canonicalize("l41", tr.ws, tr.home); !errors.Is(err, syscall.ELOOP) {
+		t.Errorf("Canonicalize(l41) error = %v, want ELOOP", err)
+	}
+	// The kernel agrees: 41 links is too many for open(2).
+	if _, err := os.Stat(filepath.Join(tr.ws, "l41")); !errors.Is(err, syscall.ELOOP) {
+		t.Logf("os.Stat(l41) = %v (kernel limit differs)", err)
+	}
+}
+
+// TestCanonicalizeEACCES: a directory on the way that cannot be searched is
+// an error, not a missing name.
+func TestCanonicalizeEACCES(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root searches every directory")
+	}
+	tr := newTree(t)
+	tr.file("ws/locked/inner/f")
+	if err := os.Chmod(filepath.Join(tr.ws, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(tr.ws, "locked"), 0o755) })
+	_, _, err := decide.Canonicalize("locked/inner/f", tr.ws, tr.home)
+	if !errors.Is(err, syscall.EACCES) {
+		t.Errorf("Canonicalize(locked/inner/f) error = %v, want EACCES", err)
+	}
+	s := tr.spec()
+	d := decide.Check(tr.compile(s), decide.Read, "locked/inner/f", tr.ws, -1)
+	denied(decide.LayerBoundary, decide.RuleCanonicalize).check(t, "Check(read locked/inner/f)", d)
+}

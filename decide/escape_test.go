@@ -1,0 +1,170 @@
+package decide_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// TestEscapes tries the ways out of a workspace: each must be judged on
+// where the kernel would land, never on the spelling alone.
+func TestEscapes(t *testing.T) {
+	tr := newTree(t)
+	tr.mkdir("ws/real/sub")
+	tr.file("ws/real/notes.txt")
+	tr.file("outside/secret.txt")
+	tr.mkdir("ws-evil")
+	tr.link(filepath.Join(tr.ws, "real/sub"), "ws/sublink")
+	tr.link(tr.outside, "ws/planted")
+	tr.link("hop2", "ws/hop1")
+	tr.link("real/hop3", "ws/hop2")
+	tr.link("../../outside", "ws/real/hop3")
+	tr.link("loop-b", "ws/loop-a")
+	tr.link("loop-a", "ws/loop-b")
+	tr.link("self", "ws/self")
+	tr.link(filepath.Join(tr.outside, "created-by-write"), "ws/dangling")
+	tr.link("nowhere/new.txt", "ws/dangling-in")
+	tr.link(filepath.Join(tr.ws, "real/notes.txt"), "ws/.env")
+	tr.link(filepath.Join(tr.ws, "real"), "ws/config.pem")
+
+	s := tr.spec()
+	s.DefaultDenyRead = true
+	s.AllowRead = rules(".")
+	s.Blocklist = rules(".env", "*.pem", "id_rsa*")
+	pol := tr.compile(s)
+
+	boundaryW := denied(decide.LayerBoundary, decide.RuleAllowWrite)
+	boundaryR := denied(decide.LayerBoundary, decide.RuleDefaultDenyRead)
+	canon := denied(decide.LayerBoundary, decide.RuleCanonicalize)
+	blocked := func(p string) want { return denied(decide.LayerBlocklist, decide.RuleBlocklist).at(p) }
+	tests := []struct {
+		name     string
+		access   decide.Access
+		path     string
+		want     want
+		resolved string // "" skips the check
+		errno    error  // the reason of a canonicalize deny
+	}{
+		{".. after a symlink climbs from the target, not the link", decide.Write, "sublink/../../x", allow, filepath.Join(tr.ws, "x"), nil},
+		{".. after a planted symlink: lexically inside, really outside", decide.Write, "planted/../x", boundaryW, filepath.Join(tr.dir, "x"), nil},
+		{".. after a symlink stays inside", decide.Write, "sublink/../notes.txt", allow, filepath.Join(tr.ws, "real/notes.txt"), nil},
+		{".. after a planted symlink lands outside", decide.Write, "planted/../outside/secret.txt", boundaryW, filepath.Join(tr.dir, "outside/secret.txt"), nil},
+		{"planted symlink, read", decide.Read, "planted/secret.txt", boundaryR, filepath.Join(tr.outside, "secret.txt"), nil},
+		{"planted symlink, write", decide.Write, "planted/secret.txt", boundaryW, filepath.Join(tr.outside, "secret.txt"), nil},
+		{"chain of symlinks", decide.Write, "hop1/secret.txt", boundaryW, filepath.Join(tr.outside, "secret.txt"), nil},
+		{"chain of symlinks, read", decide.Read, "hop1", boundaryR, tr.outside, nil},
+		{"loop", decide.Read, "loop-a/x", canon, "", syscall.ELOOP},
+		{"self loop", decide.Write, "self", canon, "", syscall.ELOOP},
+		{"dangling symlink as a write target pointing outside", decide.Write, "dangling", boundaryW, filepath.Join(tr.outside, "created-by-write"), nil},
+		{"dangling symlink inside", decide.Write, "dangling-in", allow, filepath.Join(tr.ws, "nowhere/new.txt"), nil},
+		{"lexical neighbour, write", decide.Write, tr.ws + "-evil/x", boundaryW, tr.ws + "-evil/x", nil},
+		{"lexical neighbour, read", decide.Read, tr.ws + "-evil", boundaryR, tr.ws + "-evil", nil},
+		{"lexical neighbour via ..", decide.Write, "../ws-evil/x", boundaryW, tr.ws + "-evil/x", nil},
+		{"NUL byte", decide.Read, "real/notes.txt\x00.png", canon, "", syscall.EINVAL},
+		{"5,000-byte path", decide.Read, strings.Repeat("a/", 2500), canon, "", syscall.ENAMETOOLONG},
+		{"a 300-byte name", decide.Write, strings.Repeat("n", 300), canon, "", syscall.ENAMETOOLONG},
+		{"through a file", decide.Read, "real/notes.txt/x", canon, "", syscall.ENOTDIR},
+		{"~ expands to home", decide.Write, "~/x", boundaryW, filepath.Join(tr.home, "x"), nil},
+		{"~ alone", decide.Read, "~", boundaryR, tr.home, nil},
+		{"~user is not expanded", decide.Write, "~root/x", allow, filepath.Join(tr.ws, "~root/x"), nil},
+		{"protected name as the symlink's own name", decide.Read, ".env", blocked(".env"), filepath.Join(tr.ws, "real/notes.txt"), nil},
+		{"protected dir name as a symlink", decide.Write, "config.pem/notes.txt", blocked("*.pem"), filepath.Join(tr.ws, "real/notes.txt"), nil},
+		{"case spelling against the blocklist", decide.Read, "real/SERVER.PEM", blocked("*.pem"), "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan decide.Decision, 1)
+			go func() { done <- decide.Check(pol, tt.access, tt.path, tr.ws, 1) }()
+			var d decide.Decision
+			select {
+			case d = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Check(%q) did not return", tt.path)
+			}
+			tt.want.check(t, "Check("+string(tt.access)+" "+tt.path+")", d)
+			if tt.resolved != "" && d.Resolved != tt.resolved {
+				t.Errorf("Check(%q).Resolved = %q, want %q", tt.path, d.Resolved, tt.resolved)
+			}
+			if tt.errno != nil {
+				_, _, err := decide.Canonicalize(tt.path, tr.ws, tr.home)
+				if !errors.Is(err, tt.errno) {
+					t.Errorf("Canonicalize(%q) error = %v, want %v", tt.path, err, tt.errno)
+				}
+				if !strings.Contains(d.Reason, tt.errno.Error()) {
+					t.Errorf("Check(%q).Reason = %q, want it to name %q", tt.path, d.Reason, tt.errno)
+				}
+			}
+		})
+	}
+}
+
+// TestRuleThroughSymlink: a rule written through a symlinked directory
+// matches the resolved path, and a rule on the resolved directory matches
+// a path spelled through the link.
+func TestRuleThroughSymlink(t *testing.T) {
+	tr := newTree(t)
+	tr.file("real/keys/k.txt")
+	tr.file("real/other.txt")
+	tr.link(filepath.Join(tr.dir, "real"), "alias")
+	tr.link(filepath.Join(tr.dir, "real"), "ws/inlink")
+
+	tests := []struct {
+		name, rule, path string
+	}{
+		{"literal rule through the link, resolved path", filepath.Join(tr.dir, "alias/keys"), filepath.Join(tr.dir, "real/keys/k.txt")},
+		{"glob rule through the link, resolved path", filepath.Join(tr.dir, "alias/keys/*.txt"), filepath.Join(tr.dir, "real/keys/k.txt")},
+		{"relative rule through a link in the workspace", "inlink/keys", filepath.Join(tr.dir, "real/keys/k.txt")},
+		{"rule on the real dir, path through the link", filepath.Join(tr.dir, "real/keys"), filepath.Join(tr.dir, "alias/keys/k.txt")},
+		{"~ rule through a link", "~/lnk/keys/**", filepath.Join(tr.dir, "real/keys/k.txt")},
+	}
+	tr.link(filepath.Join(tr.dir, "real"), "home/lnk")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tr.spec()
+			s.DenyRead = rules(tt.rule)
+			pol := tr.compile(s)
+			denied(decide.LayerBlocklist, decide.RuleDenyRead).at(tt.rule).check(t, "Check(read "+tt.path+")", decide.Check(pol, decide.Read, tt.path, tr.ws, -1))
+			allow.check(t, "Check(read real/other.txt)", decide.Check(pol, decide.Read, filepath.Join(tr.dir, "real/other.txt"), tr.ws, -1))
+		})
+	}
+	// An allow rule through a link lets the resolved path be written.
+	s := tr.spec()
+	s.AllowWrite = rules(filepath.Join(tr.dir, "alias"))
+	pol := tr.compile(s)
+	allow.check(t, "Check(write real/new)", decide.Check(pol, decide.Write, filepath.Join(tr.dir, "real/new"), tr.ws, 1))
+	allow.check(t, "Check(write alias/new)", decide.Check(pol, decide.Write, filepath.Join(tr.dir, "alias/new"), tr.ws, 1))
+}
+
+// TestDenyMatchesAncestors: a deny on a directory hides all below it, and
+// a deny glob matching an ancestor counts as a match, as a sandbox would.
+func TestDenyMatchesAncestors(t *testing.T) {
+	tr := newTree(t)
+	tr.file("ws/build/cache/x.o")
+	for _, rule := range []string{"build", "build/**", "b*d", "**/cache", "**/*.o", "./build/cache"} {
+		s := tr.spec()
+		s.DenyRead = rules(rule)
+		s.DenyWrite = rules(rule)
+		pol := tr.compile(s)
+		denied(decide.LayerBlocklist, decide.RuleDenyRead).at(rule).check(t, "Check(read build/cache/x.o) with "+rule, decide.Check(pol, decide.Read, "build/cache/x.o", tr.ws, -1))
+		denied(decide.LayerBlocklist, decide.RuleDenyWrite).at(rule).check(t, "Check(write build/cache/y.o/new) with "+rule, decide.Check(pol, decide.Write, "build/cache/y.o/new", tr.ws, -1))
+	}
+}
+
+// TestCaseInsensitive folds both sides when the policy says so.
+func TestCaseInsensitive(t *testing.T) {
+	tr := newTree(t)
+	tr.file("ws/Secrets/A.txt")
+	s := tr.spec()
+	s.DenyRead = rules("secrets")
+	s.CaseInsensitive = true
+	pol := tr.compile(s)
+	denied(decide.LayerBlocklist, decide.RuleDenyRead).check(t, "Check(read Secrets/A.txt)", decide.Check(pol, decide.Read, "Secrets/A.txt", tr.ws, -1))
+	s.CaseInsensitive = false
+	pol = tr.compile(s)
+	allow.check(t, "Check(read Secrets/A.txt) case-sensitive", decide.Check(pol, decide.Read, "Secrets/A.txt", tr.ws, -1))
+}
