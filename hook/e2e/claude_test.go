@@ -307,6 +307,7 @@ func TestClaudeCode(t *testing.T) {
 			t.Errorf("%s: tool_result = %q (is_error %v), want a picket block", what, r.text(), r.IsError)
 		}
 	}
+	t.Logf("the model read for Read .env: %q", results[ToolUseID(0)].text())
 	checkBlocked(0, "Read .env")
 	checkBlocked(1, "Write outside the workspace")
 	checkBlocked(4, "Grep over a tree holding .env")
@@ -372,6 +373,7 @@ func checkAudit(t *testing.T, path, project, outside, secret string) {
 		t.Errorf("the audit log carries the .env secret")
 	}
 	lines := readAudit(t, path)
+	t.Logf("audit log: %d lines", len(lines))
 	find := func(tool, pathPart string) {
 		t.Helper()
 		for _, l := range lines {
