@@ -1,0 +1,208 @@
+package grants
+
+import (
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// MaxSessionID is the longest session id, in bytes, a [Store] accepts.
+const MaxSessionID = 128
+
+// stateVersion is the format of a session file.
+const stateVersion = 1
+
+// Store is the session state directory. It is a plain value: build one with
+// a Dir and, in tests, a Now.
+type Store struct {
+	// Dir holds the session files; see [DefaultDir].
+	Dir string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultDir returns $XDG_STATE_HOME/picket/sessions, falling back to
+// ~/.local/state when xdgStateHome is empty or relative (as the XDG base
+// directory spec says to).
+func DefaultDir(home, xdgStateHome string) string {
+	if xdgStateHome == "" || !filepath.IsAbs(xdgStateHome) {
+		xdgStateHome = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(xdgStateHome, "picket", "sessions")
+}
+
+func (s Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// state is the content of one session file.
+type state struct {
+	Version int      `json:"version"`
+	Session string   `json:"session"`
+	Grants  []Grant  `json:"grants,omitempty"`
+	Turn    turn     `json:"turn"`
+	Answers []answer `json:"answers,omitempty"`
+}
+
+type turn struct {
+	ID      string   `json:"id"`
+	Denied  []string `json:"denied,omitempty"`
+	DenyAll bool     `json:"denyAll,omitempty"`
+}
+
+type answer struct {
+	Access  string    `json:"access"`
+	Path    string    `json:"path"`
+	Answer  string    `json:"answer"`
+	Arrived time.Time `json:"arrived"`
+}
+
+var plainName = func() (ok [256]bool) {
+	for _, c := range "abcdefghijklmnopqrstuvwxyz0123456789._-" {
+		ok[c] = true
+	}
+	return ok
+}()
+
+var nameEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// fileBase returns the file name stem for session; see the package doc.
+func fileBase(session string) (string, error) {
+	switch {
+	case session == "":
+		return "", errors.New("empty session id")
+	case len(session) > MaxSessionID:
+		return "", fmt.Errorf("session id of %d bytes is longer than %d", len(session), MaxSessionID)
+	}
+	plain := session[0] != '.' && session[0] != '~'
+	for i := 0; plain && i < len(session); i++ {
+		plain = plainName[session[i]]
+	}
+	if plain {
+		return session, nil
+	}
+	return "~" + strings.ToLower(nameEncoding.EncodeToString([]byte(session))), nil
+}
+
+// sessionOf inverts fileBase.
+func sessionOf(base string) (string, bool) {
+	enc, ok := strings.CutPrefix(base, "~")
+	if !ok {
+		return base, true
+	}
+	b, err := nameEncoding.DecodeString(strings.ToUpper(enc))
+	return string(b), err == nil
+}
+
+func (s Store) path(base, ext string) string {
+	return filepath.Join(s.Dir, base+ext)
+}
+
+// load reads the session's state without a lock; a missing file is an empty
+// state.
+func (s Store) load(session string) (state, error) {
+	base, err := fileBase(session)
+	if err != nil {
+		return state{}, err
+	}
+	return s.loadBase(base, session)
+}
+
+func (s Store) loadBase(base, session string) (state, error) {
+	file := s.path(base, ".json")
+	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return state{Version: stateVersion, Session: session}, nil
+	}
+	if err != nil {
+		return state{}, fmt.Errorf("failed to read session file: %w", err)
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		return state{}, fmt.Errorf("corrupt session file %s: %w", file, err)
+	}
+	if st.Version != stateVersion || st.Session != session {
+		return state{}, fmt.Errorf("corrupt session file %s: version %d for session %q", file, st.Version, st.Session)
+	}
+	return st, nil
+}
+
+// update applies fn to the session's state under its lock and saves the
+// result, unless fn fails.
+func (s Store) update(session string, fn func(*state) error) error {
+	base, err := fileBase(session)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock(base)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := s.loadBase(base, session)
+	if err != nil {
+		return err
+	}
+	if err := fn(&st); err != nil {
+		return err
+	}
+	return s.save(base, st)
+}
+
+// save replaces the session file atomically.
+func (s Store) save(base string, st state) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("failed to encode session state: %w", err)
+	}
+	file, tmp := s.path(base, ".json"), s.path(base, ".json.tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("failed to write session file: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, file)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("failed to write session file: %w", err)
+	}
+	return nil
+}
+
+// mkdir creates Dir with mode 0700, and tightens an existing Dir to 0700.
+func (s Store) mkdir() error {
+	if s.Dir == "" {
+		return errors.New("no session state directory")
+	}
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("failed to create session state directory: %w", err)
+	}
+	fi, err := os.Stat(s.Dir)
+	if err != nil {
+		return fmt.Errorf("failed to create session state directory: %w", err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(s.Dir, 0o700); err != nil {
+			return fmt.Errorf("failed to secure session state directory: %w", err)
+		}
+	}
+	return nil
+}
