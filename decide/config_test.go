@@ -1,0 +1,429 @@
+package decide_test
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// env is a resolver environment inside the tree: its own XDG dirs, no
+// CLAUDE_PROJECT_DIR unless a test sets one.
+func (tr *tree) env(cwd string) decide.Env {
+	return decide.Env{
+		Cwd: tr.path(cwd), Home: tr.home,
+		ConfigHome: tr.path("xdg/config"), StateHome: tr.path("xdg/state"),
+		Executable: tr.path("bin/picket"),
+	}
+}
+
+func (tr *tree) load(env decide.Env) *decide.Loaded {
+	tr.t.Helper()
+	l, err := decide.Load(env)
+	if err != nil {
+		tr.t.Fatalf("Load: %v", err)
+	}
+	return l
+}
+
+func TestLoadDiscovery(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string // created with "{}"
+		cwd   string
+		setup func(tr *tree, env *decide.Env)
+		chain []string // relative to the temp dir, or builtin:
+	}{
+		{"fence.jsonc before fence.json", []string{"ws/fence.jsonc", "ws/fence.json"}, "ws", nil, []string{"ws/fence.jsonc"}},
+		{"fence.json alone", []string{"ws/fence.json"}, "ws", nil, []string{"ws/fence.json"}},
+		{"nearest dir wins", []string{"ws/fence.jsonc", "ws/sub/fence.json"}, "ws/sub", nil, []string{"ws/sub/fence.json"}},
+		{"a parent's file", []string{"ws/fence.jsonc"}, "ws/sub/deeper", nil, []string{"ws/fence.jsonc"}},
+		{"user config under XDG_CONFIG_HOME", []string{"xdg/config/fence/fence.jsonc", "home/.config/fence/fence.jsonc"}, "ws", nil, []string{"xdg/config/fence/fence.jsonc"}},
+		{"user config: jsonc before json", []string{"xdg/config/fence/fence.json", "xdg/config/fence/fence.jsonc"}, "ws", nil, []string{"xdg/config/fence/fence.jsonc"}},
+		{"user config under ~/.config without XDG", []string{"home/.config/fence/fence.json"}, "ws",
+			func(tr *tree, env *decide.Env) { env.ConfigHome = "" }, []string{"home/.config/fence/fence.json"}},
+		{"project file before the user config", []string{"xdg/config/fence/fence.jsonc", "ws/fence.json"}, "ws", nil, []string{"ws/fence.json"}},
+		{"embedded default", nil, "ws", nil, []string{"builtin:code"}},
+		{"--config overrides discovery", []string{"ws/fence.jsonc", "ws/other.jsonc"}, "ws",
+			func(tr *tree, env *decide.Env) { env.ConfigFile = "other.jsonc" }, []string{"ws/other.jsonc"}},
+		{"a directory named fence.jsonc is skipped", []string{"ws/fence.jsonc/x", "ws/fence.json"}, "ws", nil, []string{"ws/fence.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			tr.mkdir(tr.path(tt.cwd))
+			for _, f := range tt.files {
+				tr.writeFile(f, "{}")
+			}
+			env := tr.env(tt.cwd)
+			if tt.setup != nil {
+				tt.setup(tr, &env)
+			}
+			l := tr.load(env)
+			var want []string
+			for _, c := range tt.chain {
+				if !strings.HasPrefix(c, "builtin:") {
+					c = tr.path(c)
+				}
+				want = append(want, c)
+			}
+			if !slices.Equal(l.Chain, want) {
+				t.Errorf("Load chain = %q, want %q", l.Chain, want)
+			}
+		})
+	}
+}
+
+func TestLoadExtends(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		chain []string
+	}{
+		{"@base is the user config", map[string]string{
+			"xdg/config/fence/fence.jsonc": `{}`,
+			"ws/fence.jsonc":               `{"extends": "@base"}`,
+		}, []string{"xdg/config/fence/fence.jsonc", "ws/fence.jsonc"}},
+		{"@base without a user config is the default", map[string]string{
+			"ws/fence.jsonc": `{"extends": "@base"}`,
+		}, []string{"builtin:code", "ws/fence.jsonc"}},
+		{"@base in the user config itself is the default", map[string]string{
+			"xdg/config/fence/fence.jsonc": `{"extends": "@base"}`,
+		}, []string{"builtin:code", "xdg/config/fence/fence.jsonc"}},
+		{"a relative file", map[string]string{
+			"ws/conf/base.jsonc": `{}`,
+			"ws/fence.jsonc":     `{"extends": "./conf/base.jsonc"}`,
+		}, []string{"ws/conf/base.jsonc", "ws/fence.jsonc"}},
+		{"a relative file is relative to the extending file", map[string]string{
+			"ws/conf/root.json": `{}`,
+			"ws/conf/mid.jsonc": `{"extends": "./root.json"}`,
+			"ws/fence.jsonc":    `{"extends": "conf/mid.jsonc"}`,
+		}, []string{"ws/conf/root.json", "ws/conf/mid.jsonc", "ws/fence.jsonc"}},
+		{"a template", map[string]string{
+			"ws/fence.jsonc": `{"extends": "code-strict"}`,
+		}, []string{"builtin:code", "builtin:code-strict", "ws/fence.jsonc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			for f, src := range tt.files {
+				tr.writeFile(f, src)
+			}
+			l := tr.load(tr.env("ws"))
+			var want []string
+			for _, c := range tt.chain {
+				if !strings.HasPrefix(c, "builtin:") {
+					c = tr.path(c)
+				}
+				want = append(want, c)
+			}
+			if !slices.Equal(l.Chain, want) {
+				t.Errorf("Load chain = %q, want %q", l.Chain, want)
+			}
+		})
+	}
+}
+
+// TestLoadExtendsDepth allows 10 extends levels and refuses the 11th.
+func TestLoadExtendsDepth(t *testing.T) {
+	for _, levels := range []int{10, 11} {
+		t.Run(fmt.Sprint(levels), func(t *testing.T) {
+			tr := newTree(t)
+			for i := 0; i < levels; i++ {
+				tr.writeFile(fmt.Sprintf("ws/f%d.jsonc", i), fmt.Sprintf(`{"extends": "./f%d.jsonc"}`, i+1))
+			}
+			tr.writeFile(fmt.Sprintf("ws/f%d.jsonc", levels), `{}`)
+			env := tr.env("ws")
+			env.ConfigFile = "f0.jsonc"
+			l, err := decide.Load(env)
+			switch {
+			case levels <= 10 && err != nil:
+				t.Errorf("Load with %d levels: %v", levels, err)
+			case levels <= 10 && len(l.Chain) != levels+1:
+				t.Errorf("Load with %d levels: chain %q", levels, l.Chain)
+			case levels > 10 && (err == nil || !strings.Contains(err.Error(), "10 levels")):
+				t.Errorf("Load with %d levels: error %v, want one naming the 10-level limit", levels, err)
+			}
+		})
+	}
+}
+
+func TestLoadExtendsCycle(t *testing.T) {
+	tr := newTree(t)
+	a := tr.writeFile("ws/fence.jsonc", `{"extends": "./b.jsonc"}`)
+	b := tr.writeFile("ws/b.jsonc", `{"extends": "./sub/../c.jsonc"}`)
+	c := tr.writeFile("ws/c.jsonc", `{"extends": "./fence.jsonc"}`)
+	_, err := decide.Load(tr.env("ws"))
+	if err == nil {
+		t.Fatal("Load of a cycle = nil error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "cycle") || !strings.Contains(msg, a) || !strings.Contains(msg, b) || !strings.Contains(msg, filepath.Base(c)) {
+		t.Errorf("Load of a cycle: %q, want the cycle named", msg)
+	}
+	// A file extending itself through a symlink is the same file.
+	tr2 := newTree(t)
+	tr2.link("fence.jsonc", "ws/alias.jsonc")
+	tr2.writeFile("ws/fence.jsonc", `{"extends": "./alias.jsonc"}`)
+	if _, err := decide.Load(tr2.env("ws")); err == nil || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("Load of a self-extend through a symlink: %v, want a cycle", err)
+	}
+}
+
+func TestLoadExtendsErrors(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"unknown template", `{"extends": "nope"}`, `"nope"`},
+		{"missing file", `{"extends": "./gone.jsonc"}`, "gone.jsonc"},
+	}
+	for _, tt := range tests {
+		tr := newTree(t)
+		tr.writeFile("ws/fence.jsonc", tt.src)
+		_, err := decide.Load(tr.env("ws"))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Load error = %v, want one naming %s", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestLoadMerge: lists appended and de-duplicated, booleans OR'd, scalars
+// from the child when it sets them.
+func TestLoadMerge(t *testing.T) {
+	tr := newTree(t)
+	base := tr.writeFile("ws/base.jsonc", `{
+  "filesystem": {"allowRead": ["a", "b"], "denyWrite": ["x"], "defaultDenyRead": true},
+  "picket": {"mode": "read-only", "blocklist": ["*.pem"], "writeGuards": {"maxBytes": 100, "denyExtensions": [".exe"]},
+             "permissions": [{"pattern": "p/**", "permission": "view"}]},
+  "network": {"allowedDomains": ["a.example"]}
+}`)
+	child := tr.writeFile("ws/fence.jsonc", `{
+  "extends": "./base.jsonc",
+  "filesystem": {"allowRead": ["b", "c"], "defaultDenyRead": false, "allowGitConfig": true},
+  "picket": {"mode": "full", "blocklist": ["*.pem", "*.key"], "writeGuards": {"denyExtensions": [".exe", ".zip"]},
+             "permissions": [{"pattern": "p/**", "permission": "view"}, {"pattern": "q", "permission": "none"}]},
+  "network": {"allowedDomains": ["b.example", "a.example"]}
+}`)
+	l := tr.load(tr.env("ws"))
+	s := l.Policy.Spec()
+	patterns := func(rs []decide.Rule) (out []string) {
+		for _, r := range rs {
+			out = append(out, r.Pattern+"@"+filepath.Base(r.Source))
+		}
+		return out
+	}
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"allowRead", patterns(s.AllowRead), []string{"a@base.jsonc", "b@base.jsonc", "c@fence.jsonc"}},
+		{"denyWrite", patterns(s.DenyWrite), []string{"x@base.jsonc"}},
+		{"blocklist", patterns(s.Blocklist), []string{"*.pem@base.jsonc", "*.key@fence.jsonc"}},
+		{"defaultDenyRead", s.DefaultDenyRead, true},
+		{"allowGitConfig", s.AllowGitConfig, true},
+		{"mode", l.Policy.Mode(), decide.Full},
+		{"mode source", s.Sources["picket.mode"], child},
+		{"defaultDenyRead source", s.Sources["filesystem.defaultDenyRead"], base},
+		{"maxBytes", s.WriteGuards.MaxBytes, int64(100)},
+		{"denyExtensions", s.WriteGuards.DenyExtensions, []string{".exe", ".zip"}},
+		{"permissions", len(s.Permissions), 2},
+		{"origin", s.Origin, child},
+		{"raw network", fmt.Sprint(l.Raw["network"]), "map[allowedDomains:[a.example b.example]]"},
+	}
+	for _, c := range checks {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("merged %s = %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
+
+// TestLoadErrorsNamePosition: every parse or schema problem names
+// file:line:col.
+func TestLoadErrorsNamePosition(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"malformed JSONC", "{\n  \"filesystem\": {\n    \"allowRead\": [\".\" \".\"]\n  }\n}\n", ":3:"},
+		{"unterminated", "{\n  // comment\n  \"filesystem\": {\n", ":4:1"},
+		{"unknown top-level key", "{\n  \"filesystem\": {},\n  \"bogus\": 1\n}\n", ":3:3"},
+		{"unknown filesystem key", "{\"filesystem\": {\n  \"allowReads\": []}}", ":2:3"},
+		{"wrong type", "{\"filesystem\": {\"defaultDenyRead\": \"yes\"}}", ":1:36"},
+		{"bad mode", "{\n\"picket\": {\"mode\": \"sometimes\"}}", ":2:20"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			f := tr.writeFile("ws/fence.jsonc", tt.src)
+			_, err := decide.Load(tr.env("ws"))
+			if err == nil || !strings.Contains(err.Error(), f+tt.want) {
+				t.Errorf("Load error = %v, want it to name %s%s", err, f, tt.want)
+			}
+		})
+	}
+	// A problem in a base names the base.
+	tr := newTree(t)
+	base := tr.writeFile("ws/base.jsonc", "{\n\n  \"nope\": true}")
+	tr.writeFile("ws/fence.jsonc", `{"extends": "./base.jsonc"}`)
+	if _, err := decide.Load(tr.env("ws")); err == nil || !strings.Contains(err.Error(), base+":3:3") {
+		t.Errorf("Load error = %v, want it to name %s:3:3", err, base)
+	}
+	var pe *decide.ProblemsError
+	if _, err := decide.Load(tr.env("ws")); !errors.As(err, &pe) {
+		t.Errorf("Load error = %T, want *decide.ProblemsError", err)
+	}
+}
+
+// TestMandatory: every listed class of path is write-denied at the
+// mandatory layer whatever the policy allows, and stays readable.
+func TestMandatory(t *testing.T) {
+	tr := newTree(t)
+	policy := tr.writeFile("ws/conf/policy.jsonc", `{
+  "filesystem": {"allowWrite": ["/"]},
+  "picket": {"mode": "full", "permissions": [{"pattern": "**", "permission": "write", "priority": 1000}]}
+}`)
+	tr.writeFile("ws/fence.jsonc", `{"extends": "./conf/policy.jsonc"}`)
+	tr.mkdir("ws/.git")
+	tr.link(filepath.Join(tr.home, ".bashrc"), "ws/innocent")
+	env := tr.env("ws")
+	env.ProjectDir = tr.ws
+	l := tr.load(env)
+	pol := l.Policy
+
+	paths := []string{
+		policy, "ws/fence.jsonc", "ws/fence.json",
+		"xdg/config/fence/fence.jsonc", "xdg/config/fence/new-file",
+		"xdg/state/picket/audit.log", "xdg/state/picket/grants/x",
+		"bin/picket",
+		"home/.claude/settings.json", "home/.claude/settings.local.json",
+		"ws/.claude/settings.json", "ws/.claude/settings.local.json",
+		"home/.claude/commands/x.md", "home/.claude/agents/a.md", "home/.claude/skills/s/SKILL.md", "home/.claude/hooks/h.sh",
+		"ws/.claude/commands/x.md", "ws/.claude/agents/a.md", "ws/.claude/skills/s/SKILL.md", "ws/.claude/hooks/h.sh",
+		"home/.pi/agent/extensions/x.ts", "home/.pi/agent/skills/s.md", "home/.pi/agent/prompts/p.md",
+		"ws/.pi/extensions/x.ts", "home/.agents/skills/s/SKILL.md",
+		"home/.codex/config.toml", "home/.codex/hooks.json", "ws/.codex/config.toml",
+		"home/.gemini/settings.json", "ws/.gemini/settings.json",
+		"home/.cursor/hooks.json", "ws/.cursor/hooks.json",
+		"ws/.github/hooks/pre-push", "ws/.mcp.json",
+		"ws/.git/hooks/pre-commit", "ws/.git/config",
+		"home/.bashrc", "home/.bash_profile", "home/.zshrc", "home/.zprofile", "home/.profile", "home/.gitconfig",
+		"ws/innocent",
+	}
+	for _, p := range paths {
+		d := decide.Check(pol, decide.Write, tr.path(p), tr.ws, 1)
+		denied(decide.LayerMandatory, decide.RuleMandatory).check(t, "Check(write "+p+")", d)
+		if !d.Allow && (d.Suggestion != "" || d.Pattern == "") {
+			t.Errorf("Check(write %s): suggestion %q pattern %q, want no suggestion and the pattern", p, d.Suggestion, d.Pattern)
+		}
+		allow.check(t, "Check(read "+p+")", decide.Check(pol, decide.Read, tr.path(p), tr.ws, -1))
+	}
+	for _, p := range []string{"ws/.claude/notes.md", "ws/.github/workflows/ci.yml", "ws/.git/HEAD", "home/.bashrc.d/x", "ws/fence.jsonc.bak"} {
+		allow.check(t, "Check(write "+p+")", decide.Check(pol, decide.Write, tr.path(p), tr.ws, 1))
+	}
+	// Each session mode leaves them denied.
+	for _, m := range []decide.Mode{decide.ReadOnly, decide.WorkspaceWrite, decide.Full} {
+		denied(decide.LayerMandatory, decide.RuleMandatory).check(t, "Check(write .git/hooks/x) in "+string(m), decide.Check(pol.WithMode(m), decide.Write, "ws/.git/hooks/x", tr.dir, 1))
+	}
+
+	// allowGitConfig lifts .git/config only.
+	tr.writeFile("ws/fence.jsonc", `{"extends": "./conf/policy.jsonc", "filesystem": {"allowGitConfig": true}}`)
+	pol = tr.load(env).Policy
+	allow.check(t, "Check(write .git/config) with allowGitConfig", decide.Check(pol, decide.Write, ".git/config", tr.ws, 1))
+	denied(decide.LayerMandatory, decide.RuleMandatory).check(t, "Check(write .git/hooks/x) with allowGitConfig", decide.Check(pol, decide.Write, ".git/hooks/x", tr.ws, 1))
+}
+
+// TestWithMode: a session's mode is its own; switching one copy leaves the
+// other deciding as before.
+func TestWithMode(t *testing.T) {
+	tr := newTree(t)
+	l := tr.load(tr.env("ws"))
+	a := l.Policy
+	b := a.WithMode(decide.ReadOnly)
+	c := b.WithMode("")
+	if a.Mode() != decide.WorkspaceWrite || b.Mode() != decide.ReadOnly || c.Mode() != decide.WorkspaceWrite {
+		t.Errorf("modes = %s %s %s, want workspace-write read-only workspace-write", a.Mode(), b.Mode(), c.Mode())
+	}
+	allow.check(t, "Check(write x) in a", decide.Check(a, decide.Write, "x", tr.ws, 1))
+	denied(decide.LayerMode, decide.RuleMode).check(t, "Check(write x) in b", decide.Check(b, decide.Write, "x", tr.ws, 1))
+	allow.check(t, "Check(write x) in c", decide.Check(c, decide.Write, "x", tr.ws, 1))
+	if b.Spec().Mode != a.Spec().Mode {
+		t.Errorf("WithMode changed the shared Spec")
+	}
+}
+
+// TestTemplates checks what each built-in template promises.
+func TestTemplates(t *testing.T) {
+	type probe struct {
+		access decide.Access
+		path   string
+		want   want
+	}
+	mode := denied(decide.LayerMode, decide.RuleMode)
+	denyRead := denied(decide.LayerBlocklist, decide.RuleDenyRead)
+	denyWrite := denied(decide.LayerBlocklist, decide.RuleDenyWrite)
+	perms := denied(decide.LayerBlocklist, decide.RulePermissions)
+	outsideWrite := denied(decide.LayerBoundary, decide.RuleAllowWrite)
+	outsideRead := denied(decide.LayerBoundary, decide.RuleDefaultDenyRead)
+	tests := map[string][]probe{
+		"code": {
+			{decide.Read, "ws/src/a.go", allow}, {decide.Write, "ws/src/a.go", allow},
+			{decide.Read, "/etc/hosts", allow}, {decide.Write, "/tmp/picket-test-x", allow},
+			{decide.Write, "/var/tmp/picket-test-x", allow}, {decide.Write, "home/.cache/go/x", allow},
+			{decide.Write, "/etc/picket-test-x", outsideWrite},
+			{decide.Read, "home/.ssh/id_ed25519", denyRead}, {decide.Read, "ws/keys/id_rsa", denyRead},
+			{decide.Read, "home/.aws/credentials", denyRead}, {decide.Read, "home/.config/gcloud/x", denyRead},
+			{decide.Read, "home/.azure/x", denyRead}, {decide.Read, "home/.kube/config", denyRead},
+			{decide.Read, "home/.docker/config.json", denyRead}, {decide.Read, "home/.gnupg/x", denyRead},
+			{decide.Read, "home/.netrc", denyRead}, {decide.Read, "home/.bash_history", denyRead},
+			{decide.Read, "home/.ssh/known_hosts", allow},
+			{decide.Write, "ws/.env", denyWrite}, {decide.Write, "ws/sub/.env.local", denyWrite},
+			{decide.Write, "ws/tls/server.key", denyWrite}, {decide.Write, "ws/tls/server.pem", denyWrite},
+		},
+		"code-strict": {
+			{decide.Read, "ws/src/a.go", allow}, {decide.Read, "/etc/passwd", outsideRead},
+			{decide.Read, "/usr/lib", allow}, {decide.Read, "home/.cargo/bin/cargo", allow}, {decide.Read, "home/.cache/x", allow},
+			{decide.Write, "ws/.env", denyWrite},
+		},
+		"read-only": {
+			{decide.Read, "ws/src/a.go", allow}, {decide.Write, "ws/src/a.go", mode}, {decide.Read, "home/.aws/x", denyRead},
+		},
+		"agent-safe": {
+			{decide.Read, "ws/src/a.go", allow},
+			{decide.Write, "ws/output/report.txt", allow}, {decide.Write, "ws/tmp/x", allow},
+			{decide.Read, "ws/.env.local", perms}, {decide.List, "ws/config/secrets/db.yaml", perms},
+			{decide.List, "ws/.git/config", allow}, {decide.Read, "ws/.git/config", perms},
+			{decide.Read, "ws/api_token.txt", perms},
+		},
+	}
+	// code and agent-safe make /tmp and /var/tmp writable, and so readable:
+	// these hold only for a tree outside them.
+	outsideTmp := map[string][]probe{
+		"code":        {{decide.Write, "home/notes.txt", outsideWrite}},
+		"code-strict": {{decide.Read, "home/notes.txt", outsideRead}, {decide.Read, "home/.ssh/id_rsa", outsideRead}},
+		"agent-safe":  {{decide.Write, "ws/src/a.go", perms}},
+	}
+	insideTmp := map[string][]probe{
+		"code-strict": {{decide.Read, "home/.ssh/id_rsa", denyRead}},
+	}
+	for name, probes := range tests {
+		t.Run(name, func(t *testing.T) {
+			tr := newTree(t)
+			tr.writeFile("ws/fence.jsonc", `{"extends": "`+name+`"}`)
+			env := tr.env("ws")
+			env.ProjectDir = tr.ws
+			pol := tr.load(env).Policy
+			if strings.HasPrefix(tr.dir, "/tmp/") || strings.HasPrefix(tr.dir, "/var/tmp/") {
+				probes = append(probes, insideTmp[name]...)
+			} else {
+				probes = append(probes, outsideTmp[name]...)
+			}
+			for _, pr := range probes {
+				pr.want.check(t, "Check("+string(pr.access)+" "+pr.path+")", decide.Check(pol, pr.access, tr.path(pr.path), tr.ws, 1))
+			}
+		})
+	}
+	if got := decide.Templates(); !slices.Equal(got, []string{"agent-safe", "code", "code-strict", "read-only"}) {
+		t.Errorf("Templates() = %q", got)
+	}
+}
