@@ -37,7 +37,7 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	if err != nil {
 		return abs, "", err
 	}
-	resolved, err = resolve(abs)
+	resolved, err = resolve(abs, os.Lstat)
 	if err != nil {
 		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: err}
 	}
@@ -72,7 +72,7 @@ func absolute(p, cwd, home string) (string, error) {
 
 // resolve walks abs from "/" as the kernel does. The resolved prefix never
 // holds a symlink, so ".." on it is a plain lexical parent.
-func resolve(abs string) (string, error) {
+func resolve(abs string, lstat func(string) (fs.FileInfo, error)) (string, error) {
 	todo := strings.Split(abs, "/")
 	resolved := "/"
 	links := 0
@@ -90,7 +90,7 @@ func resolve(abs string) (string, error) {
 			return "", syscall.ENAMETOOLONG
 		}
 		next := join(resolved, name)
-		fi, err := os.Lstat(next)
+		fi, err := lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
 			var restart bool
 			resolved, todo, restart = missingTail(resolved, name, todo)

@@ -1,6 +1,9 @@
 package decide
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -8,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/picketdev/picket/schema"
 	"github.com/tailscale/hujson"
 )
 
@@ -21,6 +25,11 @@ type Env struct {
 	ProjectDir string // $CLAUDE_PROJECT_DIR, when set
 	Executable string // picket's own executable, for the mandatory denies
 	ConfigFile string // --config: skip discovery and use this file
+	// ValidCache, when set, is a directory of markers named by the SHA-256
+	// of policy files that passed validation, so a hook process does not
+	// compile the schema on every call. It must be writable only by the
+	// person (picket's state dir, a mandatory write deny).
+	ValidCache string
 }
 
 // UserConfigDir is the user's fence config dir.
@@ -78,14 +87,11 @@ type Loaded struct {
 	Env      Env
 }
 
-// Validator checks one policy file's source and returns its problems, each
-// already naming file:line:col. Load uses it when set.
-type Validator func(file string, src []byte) error
-
 // Load finds and resolves the policy for env: --config, else the nearest
 // fence.jsonc or fence.json in the working directory or a parent, else the
-// user's fence config, else the embedded default template.
-func Load(env Env, validate Validator) (*Loaded, error) {
+// user's fence config, else the embedded default template. Every file of
+// the chain is checked against picket's schema; problems name file:line:col.
+func Load(env Env) (*Loaded, error) {
 	if !filepath.IsAbs(env.Cwd) {
 		return nil, fmt.Errorf("working directory %q is not absolute", env.Cwd)
 	}
@@ -93,7 +99,7 @@ func Load(env Env, validate Validator) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &resolver{env: env, validate: validate}
+	r := &resolver{env: env}
 	chain, err := r.chain(start, 0, nil)
 	if err != nil {
 		return nil, err
@@ -150,8 +156,7 @@ func isFile(p string) bool {
 }
 
 type resolver struct {
-	env      Env
-	validate Validator
+	env Env
 }
 
 // maxDepth is how many extends levels a chain may have.
@@ -257,12 +262,16 @@ func (r *resolver) read(name string) (*source, error) {
 		}
 		s.id = fi
 	}
-	if r.validate != nil {
+	if s.id != nil {
 		if err := r.validate(name, s.src); err != nil {
 			return nil, err
 		}
 	}
-	std, err := hujson.Standardize(s.src)
+	src := s.src
+	if len(bytes.TrimSpace(src)) == 0 {
+		src = []byte("{}") // an empty file is no configuration, as in fence
+	}
+	std, err := hujson.Standardize(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -273,6 +282,26 @@ func (r *resolver) read(name string) (*source, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
+}
+
+// validate checks one file against the schema, unless a marker says the
+// same bytes passed before. Built-in templates are checked by tests.
+func (r *resolver) validate(name string, src []byte) error {
+	marker := ""
+	if r.env.ValidCache != "" {
+		sum := sha256.Sum256(src)
+		marker = filepath.Join(r.env.ValidCache, hex.EncodeToString(sum[:]))
+		if _, err := os.Lstat(marker); err == nil {
+			return nil
+		}
+	}
+	if probs := schema.Validate(name, src); len(probs) > 0 {
+		return problemsError(probs)
+	}
+	if marker != "" && os.MkdirAll(r.env.ValidCache, 0o700) == nil {
+		os.WriteFile(marker, nil, 0o600)
+	}
+	return nil
 }
 
 // workspaceRoot is CLAUDE_PROJECT_DIR when set, else the git top level of
@@ -311,3 +340,17 @@ func caseInsensitiveFS(dir string) bool {
 	b, err2 := os.Stat(low)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
+
+// ProblemsError is a policy file that failed validation; its text lists
+// every problem as file:line:col: message, one per line.
+type ProblemsError struct{ Problems []schema.Problem }
+
+func (e *ProblemsError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func problemsError(p []schema.Problem) error { return &ProblemsError{Problems: p} }

@@ -2,6 +2,8 @@ package decide
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -136,7 +138,8 @@ func Compile(s Spec) (Policy, error) {
 		return Policy{}, err
 	}
 	s.Mode = mode
-	root := canonDir(s.Root)
+	canon := newCanonCache()
+	root := canon.dir(s.Root)
 	c := &compiled{root: root, perm: map[*pattern]Permission{}, denyExt: map[string]bool{}}
 	if s.CaseInsensitive {
 		c.root = strings.ToLower(root)
@@ -151,17 +154,25 @@ func Compile(s Spec) (Policy, error) {
 		{&c.allowWrite, s.AllowWrite, "filesystem.allowWrite"},
 		{&c.denyRead, s.DenyRead, "filesystem.denyRead"},
 		{&c.denyWrite, s.DenyWrite, "filesystem.denyWrite"},
-		{&c.system, systemReadRules(s.Home), "system"},
+	}
+	if s.DefaultDenyRead && !s.StrictDenyRead {
+		sets = append(sets, struct {
+			dst   **ruleSet
+			rules []Rule
+			field string
+		}{&c.system, systemReadRules(s.Home), "system"})
+	} else {
+		c.system = newRuleSet(nil)
 	}
 	for _, set := range sets {
-		if *set.dst, err = compileSet(set.rules, root, s.Home, s.CaseInsensitive); err != nil {
+		if *set.dst, err = compileSet(set.rules, root, s.Home, s.CaseInsensitive, canon.dir); err != nil {
 			return Policy{}, fmt.Errorf("%s: %w", set.field, err)
 		}
 	}
 	if c.blocklist, err = newNameSet(s.Blocklist); err != nil {
 		return Policy{}, fmt.Errorf("picket.blocklist: %w", err)
 	}
-	if c.perms, err = compilePerms(s.Permissions, root, s.Home, s.CaseInsensitive, c.perm); err != nil {
+	if c.perms, err = compilePerms(s.Permissions, root, s.Home, s.CaseInsensitive, c.perm, canon.dir); err != nil {
 		return Policy{}, fmt.Errorf("picket.permissions: %w", err)
 	}
 	for _, e := range s.WriteGuards.DenyExtensions {
@@ -179,7 +190,7 @@ func MustCompile(s Spec) Policy {
 	return p
 }
 
-func compileSet(rules []Rule, root, home string, fold bool) (*ruleSet, error) {
+func compileSet(rules []Rule, root, home string, fold bool, canonDir func(string) string) (*ruleSet, error) {
 	var pts []*pattern
 	for _, r := range rules {
 		ps, err := compilePattern(r, root, home, canonDir, fold)
@@ -191,7 +202,7 @@ func compileSet(rules []Rule, root, home string, fold bool) (*ruleSet, error) {
 	return newRuleSet(pts), nil
 }
 
-func compilePerms(perms []Permission, root, home string, fold bool, into map[*pattern]Permission) (*ruleSet, error) {
+func compilePerms(perms []Permission, root, home string, fold bool, into map[*pattern]Permission, canonDir func(string) string) (*ruleSet, error) {
 	var pts []*pattern
 	for _, pm := range perms {
 		if _, ok := levelRank[pm.Permission]; !ok {
@@ -219,10 +230,37 @@ func compilePerms(perms []Permission, root, home string, fold bool, into map[*pa
 	return newRuleSet(pts), nil
 }
 
-// canonDir resolves a literal path for pattern anchoring; on any error the
-// path is kept as written (the written spelling is matched either way).
-func canonDir(p string) string {
-	_, r, err := Canonicalize(p, "/", "/")
+// canonCache resolves the literal directories of many patterns during one
+// Compile, sharing lstat results: most patterns share their leading
+// directories (home, the workspace root).
+type canonCache struct {
+	stats map[string]lstatResult
+}
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+func newCanonCache() *canonCache { return &canonCache{stats: map[string]lstatResult{}} }
+
+func (c *canonCache) lstat(p string) (fs.FileInfo, error) {
+	if r, ok := c.stats[p]; ok {
+		return r.fi, r.err
+	}
+	fi, err := os.Lstat(p)
+	c.stats[p] = lstatResult{fi, err}
+	return fi, err
+}
+
+// dir resolves a literal path for pattern anchoring; on any error the path
+// is kept as written (the written spelling is matched either way).
+func (c *canonCache) dir(p string) string {
+	abs, err := absolute(p, "/", "/")
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	r, err := resolve(abs, c.lstat)
 	if err != nil {
 		return filepath.Clean(p)
 	}
