@@ -30,6 +30,7 @@ func (c *cli) policyEnv(cwd, config string) (decide.Env, error) {
 	}
 	env := decide.EnvFromOS(c.getenv, cwd)
 	env.ConfigFile = config
+	env.ValidCache = filepath.Join(env.StateDir(), "valid")
 	return env, nil
 }
 
@@ -40,8 +41,5 @@ func (c *cli) loadPolicy(cwd, config string) (*decide.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decide.Load(env, validatePolicy)
+	return decide.Load(env)
 }
-
-// validatePolicy is the schema check every policy file goes through.
-var validatePolicy decide.Validator = nil

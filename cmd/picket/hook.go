@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/hook"
+)
+
+func init() { commands["hook"] = runHook }
+
+// hookDeadline is how long the hook may take to decide before it denies on
+// its own: a hung filesystem must not become the agent's fail-open timeout.
+// `install` writes a hook timeout well above it.
+const hookDeadline = 10 * time.Second
+
+// runHook answers one agent hook event. It only ever exits 0 (Claude Code
+// reads any other status but 2 as "go ahead"); a file tool call that cannot
+// be judged (bad input, broken policy, deadline, panic) is denied.
+func runHook(c *cli, args []string) int {
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	agent := fs.String("agent", "claude", "the agent whose event is on stdin (claude)")
+	deadline := fs.Duration("deadline", hookDeadline, "deny a file tool call not decided within this time")
+	fs.Bool("headless", false, "never prompt (the only mode for now)")
+	if err := fs.Parse(args); err != nil {
+		// A usage error must still not let a file tool through.
+		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", errors.New("bad hook arguments"))))
+		return 0
+	}
+	if *agent != "claude" {
+		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("unknown agent %q", *agent))))
+		return 0
+	}
+	in, err := io.ReadAll(io.LimitReader(c.stdin, hook.MaxEvent+1))
+	if err != nil {
+		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("failed to read the event: %w", err))))
+		return 0
+	}
+	done := make(chan []byte, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("internal error: %v", r)))
+			}
+		}()
+		done <- c.claudeEvent(in)
+	}()
+	var out []byte
+	select {
+	case out = <-done:
+	case <-time.After(*deadline):
+		out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("no decision within %s", *deadline)))
+		c.errorf("hook deadline of %s passed; the call was denied", *deadline)
+	}
+	c.stdout.Write(out)
+	return 0
+}
+
+// claudeEvent handles one Claude Code event and returns what to print.
+func (c *cli) claudeEvent(in []byte) []byte {
+	ev, err := hook.ParseClaude(in)
+	if err != nil {
+		c.audit(nil, audit.Entry{Agent: "claude", Decision: "error", Reason: err.Error()})
+		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, err))
+	}
+	switch ev.Event {
+	case hook.EventPreToolUse:
+		return c.claudePreToolUse(ev)
+	case hook.EventPostToolUse:
+		c.claudePostToolUse(ev)
+	case hook.EventSessionStart:
+		if _, err := c.eventPolicy(ev); err != nil {
+			return hook.ClaudeSystemMessage("picket: error: the fence policy is broken; every file tool call will be denied until it is fixed:\n" + err.Error())
+		}
+	case hook.EventSessionEnd:
+		if ev.Session != "" {
+			c.ledger().End(ev.Session)
+		}
+	}
+	return nil
+}
+
+func (c *cli) claudePreToolUse(ev hook.ClaudeEvent) []byte {
+	call := hook.Call{Agent: "claude", Session: ev.Session, Turn: ev.PromptID, Cwd: ev.Cwd, Tool: ev.Tool, Input: ev.Input}
+	if _, err := hook.ClaudeTargets(ev.Tool, ev.Input); errors.Is(err, hook.ErrNotJudged) {
+		return nil
+	}
+	entry := audit.Entry{Session: ev.Session, Agent: "claude", Tool: ev.Tool}
+	loaded, err := c.eventPolicy(ev)
+	if err != nil {
+		entry.Decision, entry.Reason = "error", err.Error()
+		c.audit(nil, entry)
+		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, fmt.Errorf("policy: %w", err)))
+	}
+	d, _, err := hook.Judge(loaded.Policy, call, c.ledger())
+	if err != nil {
+		entry.Decision, entry.Reason = "error", err.Error()
+		c.audit(loaded, entry)
+		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, err))
+	}
+	fillEntry(&entry, d)
+	if d.Allow {
+		if loaded.Settings.Audit.LogAllows {
+			entry.Decision = "allow"
+			c.audit(loaded, entry)
+		}
+		return nil
+	}
+	entry.Decision = "block"
+	c.audit(loaded, entry)
+	return hook.ClaudeDeny(hook.BlockMessage(ev.Tool, d))
+}
+
+// claudePostToolUse keeps the read-before-edit ledger: what the agent read
+// or wrote is what it has seen.
+func (c *cli) claudePostToolUse(ev hook.ClaudeEvent) {
+	switch ev.Tool {
+	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit":
+	default:
+		return
+	}
+	loaded, err := c.eventPolicy(ev)
+	if err != nil || !loaded.Policy.Spec().WriteGuards.ReadBeforeEdit || ev.Session == "" {
+		return
+	}
+	targets, err := hook.ClaudeTargets(ev.Tool, ev.Input)
+	if err != nil || len(targets) == 0 {
+		return
+	}
+	_, resolved, err := decide.Canonicalize(targets[0].Path, ev.Cwd, loaded.Env.Home)
+	if err != nil {
+		return
+	}
+	if err := c.ledger().Record(ev.Session, resolved); err != nil {
+		c.warnf("read-before-edit ledger: %v", err)
+	}
+}
+
+// eventPolicy resolves the policy for the event's working directory.
+func (c *cli) eventPolicy(ev hook.ClaudeEvent) (*decide.Loaded, error) {
+	if !filepath.IsAbs(ev.Cwd) {
+		return nil, fmt.Errorf("event cwd %q is not an absolute path", ev.Cwd)
+	}
+	return c.loadPolicy(ev.Cwd, "")
+}
+
+func (c *cli) stateDir() string {
+	return decide.EnvFromOS(c.getenv, "/").StateDir()
+}
+
+func (c *cli) ledger() hook.Ledger {
+	return hook.Ledger{Dir: filepath.Join(c.stateDir(), "ledger")}
+}
+
+func fillEntry(e *audit.Entry, d decide.Decision) {
+	e.Access, e.Path, e.Resolved = string(d.Access), d.Path, d.Resolved
+	e.Layer, e.Rule, e.Pattern, e.Source = string(d.Layer), d.Rule, d.Pattern, d.Source
+	if !d.Allow && d.Reason != "" && strings.HasPrefix(d.Rule, "picket.") {
+		e.Reason = d.Reason
+	}
+}
+
+// audit appends one entry. A failure to write the log never changes a
+// decision; it is reported on stderr.
+func (c *cli) audit(loaded *decide.Loaded, e audit.Entry) {
+	opts := audit.Options{Path: c.auditFile(loaded)}
+	if loaded != nil {
+		opts.MaxAgeDays, opts.MaxSizeMB = loaded.Settings.Audit.MaxAgeDays, loaded.Settings.Audit.MaxSizeMB
+	}
+	l, err := audit.Open(opts)
+	if err == nil {
+		err = l.Append(e)
+		if cerr := l.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		c.warnf("failed to write the audit log: %v", err)
+	}
+}
+
+// auditFile is picket.audit.path when the policy sets one, else the
+// default under the state dir.
+func (c *cli) auditFile(loaded *decide.Loaded) string {
+	if loaded != nil && loaded.Settings.Audit.Path != "" {
+		p := loaded.Settings.Audit.Path
+		if strings.HasPrefix(p, "~/") {
+			p = filepath.Join(loaded.Env.Home, p[2:])
+		}
+		return p
+	}
+	return audit.DefaultPath(c.getenv("HOME"), c.getenv("XDG_STATE_HOME"))
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/picketdev/picket/decide"
+)
+
+func init() { commands["show"] = runShow }
+
+// appliesTo says which layer enforces each top-level field: picket's file
+// tools ("fs"), the shell sandbox ("bash"), both, or neither yet.
+var appliesTo = map[string]string{
+	"filesystem.allowRead":       "both",
+	"filesystem.denyRead":        "both",
+	"filesystem.allowWrite":      "both",
+	"filesystem.denyWrite":       "both",
+	"filesystem.defaultDenyRead": "both",
+	"filesystem.strictDenyRead":  "both",
+	"filesystem.allowGitConfig":  "both",
+	"picket.mode":                "both",
+	"picket.blocklist":           "both",
+	"picket.permissions":         "fs",
+	"picket.writeGuards":         "fs",
+	"picket.caseInsensitive":     "fs",
+	"picket.audit":               "both",
+	"picket.prompt":              "fs",
+	"picket.sandbox":             "bash",
+	"network":                    "bash",
+	"command":                    "bash",
+	"ssh":                        "bash",
+	"devices":                    "bash",
+	"macos":                      "none (Linux only)",
+	"allowPty":                   "bash",
+	"forceNewSession":            "bash",
+}
+
+type showOutput struct {
+	Chain     []string          `json:"chain"`
+	Root      string            `json:"root"`
+	Mode      decide.Mode       `json:"mode"`
+	Policy    map[string]any    `json:"policy"`
+	Mandatory []decide.Rule     `json:"mandatory"`
+	AppliesTo map[string]string `json:"appliesTo"`
+	Sources   map[string]string `json:"sources"`
+}
+
+// runShow prints the resolved policy, the chain it came from (root first),
+// the mandatory denies and which layer each field applies to.
+func runShow(c *cli, args []string) int {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	cwd := fs.String("cwd", "", "working directory for discovery")
+	config := fs.String("config", "", "policy file to use instead of discovery")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	loaded, err := c.loadPolicy(*cwd, *config)
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	spec := loaded.Policy.Spec()
+	out := showOutput{
+		Chain: loaded.Chain, Root: spec.Root, Mode: loaded.Policy.Mode(), Policy: loaded.Raw,
+		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec),
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintf(c.stdout, "%s\n", b)
+		return 0
+	}
+	printShow(c.stdout, out, spec)
+	return 0
+}
+
+func fieldSources(spec decide.Spec) map[string]string {
+	src := map[string]string{}
+	for k, v := range spec.Sources {
+		src[k] = v
+	}
+	for _, l := range []struct {
+		name  string
+		rules []decide.Rule
+	}{{"filesystem.allowRead", spec.AllowRead}, {"filesystem.denyRead", spec.DenyRead},
+		{"filesystem.allowWrite", spec.AllowWrite}, {"filesystem.denyWrite", spec.DenyWrite},
+		{"picket.blocklist", spec.Blocklist}} {
+		var files []string
+		for _, r := range l.rules {
+			if !contains(files, r.Source) {
+				files = append(files, r.Source)
+			}
+		}
+		if len(files) > 0 {
+			src[l.name] = strings.Join(files, ", ")
+		}
+	}
+	return src
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func printShow(w io.Writer, out showOutput, spec decide.Spec) {
+	fmt.Fprintln(w, "chain (root first):")
+	for _, f := range out.Chain {
+		fmt.Fprintf(w, "  %s\n", quoteField(f))
+	}
+	fmt.Fprintf(w, "workspace root: %s\nmode: %s\n", quoteField(out.Root), out.Mode)
+	lists := []struct {
+		name  string
+		rules []decide.Rule
+	}{{"filesystem.allowRead", spec.AllowRead}, {"filesystem.denyRead", spec.DenyRead},
+		{"filesystem.allowWrite", spec.AllowWrite}, {"filesystem.denyWrite", spec.DenyWrite},
+		{"picket.blocklist", spec.Blocklist}}
+	for _, l := range lists {
+		fmt.Fprintf(w, "%s (applies to: %s):\n", l.name, appliesTo[l.name])
+		for _, r := range l.rules {
+			fmt.Fprintf(w, "  %-40s %s\n", quoteField(r.Pattern), quoteField(r.Source))
+		}
+	}
+	fmt.Fprintf(w, "filesystem.defaultDenyRead: %v  strictDenyRead: %v  allowGitConfig: %v (applies to: both)\n",
+		spec.DefaultDenyRead, spec.StrictDenyRead, spec.AllowGitConfig)
+	if len(spec.Permissions) > 0 {
+		fmt.Fprintf(w, "picket.permissions (applies to: %s):\n", appliesTo["picket.permissions"])
+		for _, p := range spec.Permissions {
+			fmt.Fprintf(w, "  %-30s %-6s priority=%d type=%s  %s\n", quoteField(p.Pattern), p.Permission, p.Priority, dash(p.Type), quoteField(p.Source))
+		}
+	}
+	fmt.Fprintf(w, "picket.writeGuards (applies to: fs): maxBytes=%d denyExtensions=%v readBeforeEdit=%v\n",
+		spec.WriteGuards.MaxBytes, spec.WriteGuards.DenyExtensions, spec.WriteGuards.ReadBeforeEdit)
+	fmt.Fprintln(w, "mandatory write denies (non-overridable, applies to: both):")
+	for _, r := range out.Mandatory {
+		fmt.Fprintf(w, "  %s\n", quoteField(r.Pattern))
+	}
+	var other []string
+	for k := range out.Policy {
+		if k != "filesystem" && k != "picket" && k != "$schema" {
+			other = append(other, k)
+		}
+	}
+	sort.Strings(other)
+	for _, k := range other {
+		b, _ := json.Marshal(out.Policy[k])
+		fmt.Fprintf(w, "%s (applies to: %s): %s\n", k, dash(appliesTo[k]), b)
+	}
+}

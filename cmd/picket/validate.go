@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/schema"
+)
+
+func init() { commands["validate"] = runValidate }
+
+// runValidate checks FILE, or every file of the discovered chain, against
+// the schema and the pattern compiler. Each problem is printed as
+// file:line:col: message; exit 1 when there is any.
+func runValidate(c *cli, args []string) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	cwd := fs.String("cwd", "", "working directory for discovery")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 1 {
+		c.errorf("validate takes at most one FILE")
+		return 2
+	}
+	if fs.NArg() == 1 {
+		src, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			c.errorf("failed to read %s: %v", fs.Arg(0), err)
+			return 2
+		}
+		if probs := schema.Validate(fs.Arg(0), src); len(probs) > 0 {
+			for _, p := range probs {
+				fmt.Fprintln(c.stdout, p)
+			}
+			return 1
+		}
+	}
+	config := ""
+	if fs.NArg() == 1 {
+		config = fs.Arg(0)
+	}
+	loaded, err := c.loadPolicy(*cwd, config)
+	if err != nil {
+		var pe *decide.ProblemsError
+		if errors.As(err, &pe) {
+			for _, p := range pe.Problems {
+				fmt.Fprintln(c.stdout, p)
+			}
+			return 1
+		}
+		fmt.Fprintln(c.stdout, err)
+		return 1
+	}
+	fmt.Fprintf(c.stdout, "ok: %s\n", strings.Join(loaded.Chain, " <- "))
+	return 0
+}

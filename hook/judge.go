@@ -1,0 +1,147 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// Judge decides every path a call touches against p; the first denial
+// wins. judged is false for tools picket does not judge. A call whose
+// targets cannot be read is an error, which the caller answers with a deny.
+func Judge(p decide.Policy, c Call, ledger Ledger) (d decide.Decision, judged bool, err error) {
+	targets, err := Targets(c)
+	if errors.Is(err, ErrNotJudged) {
+		return d, false, nil
+	}
+	if err != nil {
+		return d, true, err
+	}
+	for _, t := range targets {
+		d = decide.Check(p, t.Access, t.Path, c.Cwd, t.Size)
+		if !d.Allow {
+			return d, true, nil
+		}
+		if t.Recursive {
+			if dd, denied, err := scan(p, c.Tool, t, d); err != nil || denied {
+				return dd, true, err
+			}
+		}
+		if t.Access == decide.Write && p.Spec().WriteGuards.ReadBeforeEdit && edits(c) {
+			if dd, denied, err := readBeforeEdit(d, c, ledger); err != nil || denied {
+				return dd, true, err
+			}
+		}
+	}
+	return d, true, nil
+}
+
+// scan denies a recursive tool whose root holds a denied path it would
+// reach: a Grep over the project must not return a line of .env.
+func scan(p decide.Policy, tool string, t Target, root decide.Decision) (decide.Decision, bool, error) {
+	hit, err := FindDenied(p, t.Access, root.Resolved, t.Filter, t.FilterBase)
+	if err != nil {
+		d := root
+		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"
+		d.Reason = err.Error()
+		d.Suggestion = "search a narrower path"
+		return d, true, nil
+	}
+	if hit == nil {
+		return root, false, nil
+	}
+	d := hit.Decision
+	d.Reason = fmt.Sprintf("%s over %s would reach %s, which the policy denies (%s)", tool, root.Resolved, hit.Rel, d.Rule)
+	if d.Suggestion == "" || d.Rule == decide.RulePermissions {
+		d.Reason = fmt.Sprintf("%s over %s would reach a path the policy hides", tool, root.Resolved)
+	}
+	d.Suggestion = fmt.Sprintf("search a narrower path that does not contain %s, or pass a glob filter that excludes it", hit.Rel)
+	return d, true, nil
+}
+
+// edits reports whether the call changes an existing file's content in
+// place (as opposed to listing or reading).
+func edits(c Call) bool {
+	switch c.Tool {
+	case "Write", "Edit", "MultiEdit", "NotebookEdit", "write", "edit":
+		return true
+	}
+	return false
+}
+
+// readBeforeEdit denies a write to an existing file whose content differs
+// from what the agent last read (or that it never read in this session).
+func readBeforeEdit(d decide.Decision, c Call, ledger Ledger) (decide.Decision, bool, error) {
+	if fi, err := os.Stat(d.Resolved); err != nil || !fi.Mode().IsRegular() {
+		return d, false, nil // a new file: nothing to have read
+	}
+	seen, err := ledger.Seen(c.Session, d.Resolved)
+	if err != nil {
+		return d, true, err
+	}
+	now, err := HashFile(d.Resolved)
+	if err != nil {
+		return d, true, err
+	}
+	if seen == now {
+		return d, false, nil
+	}
+	d.Allow, d.Layer, d.Rule, d.Pattern, d.Source = false, decide.LayerWriteGuard, decide.RuleReadBeforeEdit, "", ""
+	d.Reason = "the file changed since it was last read in this session, or was never read"
+	if seen == "" {
+		d.Reason = "the file was not read in this session"
+	}
+	d.Suggestion = "read the file again, then retry the edit"
+	return d, true, nil
+}
+
+// BlockMessage is the reason the model reads: a plain first line, then a
+// JSON object it can parse. A path the policy hides entirely (permission
+// none) gets no pattern or source, so the model learns nothing about it.
+func BlockMessage(tool string, d decide.Decision) string {
+	type body struct {
+		Tool       string        `json:"tool"`
+		Access     decide.Access `json:"access"`
+		Path       string        `json:"path"`
+		Resolved   string        `json:"resolved"`
+		Layer      decide.Layer  `json:"layer"`
+		Rule       string        `json:"rule"`
+		Pattern    string        `json:"pattern"`
+		Source     string        `json:"source"`
+		Reason     string        `json:"reason,omitempty"`
+		Suggestion string        `json:"suggestion"`
+	}
+	b := body{tool, d.Access, d.Path, d.Resolved, d.Layer, d.Rule, d.Pattern, d.Source, d.Reason, d.Suggestion}
+	if d.Reason == "no such file or directory" {
+		b.Pattern, b.Source = "", ""
+	}
+	js, _ := json.MarshalIndent(b, "", "  ")
+	return fmt.Sprintf("picket: blocked %s %s\n%s", oneLine(tool), oneLine(d.Path), js)
+}
+
+// ErrorMessage is the reason for a call denied because picket itself
+// failed (bad input, broken policy, deadline).
+func ErrorMessage(tool string, err error) string {
+	return fmt.Sprintf("picket: error: %s denied: %s", oneLine(dashIfEmpty(tool)), oneLine(err.Error()))
+}
+
+// oneLine quotes s when it holds anything that could break a line or
+// carry a terminal escape.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0xfffd }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "call"
+	}
+	return s
+}

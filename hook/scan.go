@@ -1,0 +1,160 @@
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// ScanLimit bounds the walk below a recursive tool's root. A tree larger
+// than this cannot be shown to hold no denied path, so the call is denied
+// with a hint to narrow it.
+const ScanLimit = 200_000
+
+// errTooLarge ends a walk that reached ScanLimit.
+var errTooLarge = errors.New("tree too large")
+
+// Hidden is a denied path found below a recursive tool's root.
+type Hidden struct {
+	Decision decide.Decision
+	Rel      string // relative to the root
+}
+
+// FindDenied walks the directory root (already resolved) and returns the
+// first entry the tool could reach that the policy denies for access: a
+// denied directory is not entered. Symlinks are not followed, but an entry
+// that is a symlink is judged by its target, as a tool that follows links
+// would read it. filter, when set, limits what the tool reaches (a glob over
+// the relative path, or over the base name with base).
+func FindDenied(p decide.Policy, access decide.Access, root, filter string, base bool) (*Hidden, error) {
+	fi, err := os.Stat(root)
+	if err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	w := walker{p: p, access: access, root: root, filter: filter, base: base}
+	hit, err := w.dir(root, "")
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, root)
+	}
+	return hit, err
+}
+
+type walker struct {
+	p      decide.Policy
+	access decide.Access
+	root   string
+	filter string
+	base   bool
+	seen   int
+}
+
+func (w *walker) dir(abs, rel string) (*Hidden, error) {
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, nil // the tool cannot read it either
+	}
+	for _, e := range entries {
+		w.seen++
+		if w.seen > ScanLimit {
+			return nil, errTooLarge
+		}
+		childAbs, childRel := abs+"/"+e.Name(), joinRel(rel, e.Name())
+		d := w.judge(childAbs, e.Type())
+		if !d.Allow {
+			if w.reachable(childRel, e.IsDir() || d.Resolved != childAbs) {
+				return &Hidden{Decision: d, Rel: childRel}, nil
+			}
+			continue
+		}
+		if e.IsDir() {
+			if hit, err := w.dir(childAbs, childRel); hit != nil || err != nil {
+				return hit, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (w *walker) judge(abs string, t fs.FileMode) decide.Decision {
+	if t&fs.ModeSymlink != 0 {
+		return decide.Check(w.p, w.access, abs, "/", -1)
+	}
+	return decide.Decide(w.p, decide.Request{Access: w.access, Path: abs, Resolved: abs, Size: -1})
+}
+
+// reachable reports whether the tool's filter lets it reach rel (or, for a
+// directory, anything below rel).
+func (w *walker) reachable(rel string, dir bool) bool {
+	if w.filter == "" {
+		return true
+	}
+	if w.base {
+		if dir {
+			return true // a base-name filter can match any file below
+		}
+		ok, err := path.Match(w.filter, path.Base(rel))
+		return err != nil || ok
+	}
+	return globMayMatch(strings.Split(w.filter, "/"), strings.Split(rel, "/"), dir)
+}
+
+// globMayMatch reports whether a slash-separated glob can match the path
+// segs, or, when dir, some path below it. "**" spans any number of
+// segments; a malformed pattern counts as a match.
+func globMayMatch(pat, segs []string, dir bool) bool {
+	if len(pat) == 0 {
+		return len(segs) == 0
+	}
+	if len(segs) == 0 {
+		// Below a directory, any remaining pattern may still match.
+		return dir || len(pat) == 1 && pat[0] == "**"
+	}
+	switch {
+	case pat[0] == "**":
+		return globMayMatch(pat[1:], segs, dir) || globMayMatch(pat, segs[1:], dir)
+	case strings.Contains(pat[0], "**"):
+		return true // "a**b" spans segments: assume the worst
+	case !segMatch(pat[0], segs[0]):
+		return false
+	}
+	return globMayMatch(pat[1:], segs[1:], dir)
+}
+
+// segMatch matches one segment; braces expand ("*.{js,ts}") as the agents'
+// glob libraries do. A malformed pattern counts as a match.
+func segMatch(pat, seg string) bool {
+	for _, alt := range expandBraces(pat) {
+		if ok, err := path.Match(alt, seg); err != nil || ok {
+			return true
+		}
+	}
+	return false
+}
+
+func expandBraces(p string) []string {
+	open := strings.IndexByte(p, '{')
+	if open < 0 {
+		return []string{p}
+	}
+	end := strings.IndexByte(p[open:], '}')
+	if end < 0 {
+		return []string{p}
+	}
+	var out []string
+	for _, alt := range strings.Split(p[open+1:open+end], ",") {
+		out = append(out, expandBraces(p[:open]+alt+p[open+end+1:])...)
+	}
+	return out
+}
+
+func joinRel(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}

@@ -1,0 +1,171 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// Target is one path a tool call touches, and how.
+type Target struct {
+	Access decide.Access
+	Path   string // as the agent wrote it (relative paths resolve against the call's cwd)
+	Size   int64  // bytes a write leaves behind; -1 when unknown
+	// Recursive tools (grep, glob) scan below Path: Filter is their glob
+	// filter ("" for none), matched against paths relative to Path.
+	Recursive bool
+	Filter    string
+	// FilterBase matches Filter against base names only (grep's --glob
+	// without a slash), rather than whole relative paths.
+	FilterBase bool
+}
+
+// Call is one tool call as any agent makes it.
+type Call struct {
+	Agent   string
+	Session string
+	Turn    string
+	Cwd     string
+	Tool    string
+	Input   map[string]json.RawMessage
+}
+
+// ErrNotJudged marks tools picket does not judge (Bash, MCP tools, web
+// fetches): they pass untouched.
+var ErrNotJudged = errors.New("tool is not a file tool")
+
+// Targets returns the paths a call touches. A file tool with a missing or
+// mistyped path field is an error: the caller denies it.
+func Targets(c Call) ([]Target, error) {
+	switch c.Agent {
+	case "pi":
+		return piTargets(c)
+	}
+	return ClaudeTargets(c.Tool, c.Input)
+}
+
+// ClaudeTargets maps a Claude Code tool call to the paths it touches.
+func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error) {
+	switch tool {
+	case "Read":
+		return one(in, "file_path", decide.Read, false)
+	case "Write":
+		t, err := one(in, "file_path", decide.Write, false)
+		if err == nil {
+			t[0].Size = stringLen(in["content"])
+		}
+		return t, err
+	case "Edit", "MultiEdit":
+		return one(in, "file_path", decide.Write, false)
+	case "NotebookEdit":
+		return one(in, "notebook_path", decide.Write, false)
+	case "LS":
+		return one(in, "path", decide.List, false)
+	case "Grep":
+		t, err := one(in, "path", decide.Read, true)
+		if err != nil {
+			return nil, err
+		}
+		t[0].Recursive = true
+		if t[0].Filter, err = optString(in, "glob"); err != nil {
+			return nil, err
+		}
+		t[0].FilterBase = !strings.Contains(t[0].Filter, "/")
+		return t, nil
+	case "Glob":
+		return globTargets(in, "path", "pattern")
+	}
+	return nil, ErrNotJudged
+}
+
+// one reads a single path field. With optional, a missing field means the
+// call's cwd (Grep and Glob default to it).
+func one(in map[string]json.RawMessage, field string, a decide.Access, optional bool) ([]Target, error) {
+	raw, ok := in[field]
+	if !ok || string(raw) == "null" && optional {
+		if optional {
+			return []Target{{Access: a, Path: ".", Size: -1}}, nil
+		}
+		return nil, fmt.Errorf("tool input has no %s", field)
+	}
+	var p string
+	if err := decodeString(raw, &p); err != nil {
+		return nil, fmt.Errorf("tool input field %s: %w", field, err)
+	}
+	if p == "" {
+		if optional {
+			p = "."
+		} else {
+			return nil, fmt.Errorf("tool input field %s is empty", field)
+		}
+	}
+	return []Target{{Access: a, Path: p, Size: -1}}, nil
+}
+
+func optString(in map[string]json.RawMessage, field string) (string, error) {
+	raw, ok := in[field]
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := decodeString(raw, &s); err != nil {
+		return "", fmt.Errorf("tool input field %s: %w", field, err)
+	}
+	return s, nil
+}
+
+func stringLen(raw json.RawMessage) int64 {
+	var s string
+	if decodeString(raw, &s) != nil {
+		return -1
+	}
+	return int64(len(s))
+}
+
+// globTargets lists the glob's root, and the literal directory prefix of
+// its pattern joined to the root: "../../etc/**" or "/etc/*" reach outside.
+func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]Target, error) {
+	t, err := one(in, pathField, decide.List, true)
+	if err != nil {
+		return nil, err
+	}
+	pat, err := optString(in, patField)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := in[patField]; !ok {
+		return nil, fmt.Errorf("tool input has no %s", patField)
+	}
+	root := t[0].Path
+	prefix, rest := literalPrefix(pat)
+	if prefix != "" {
+		if !filepath.IsAbs(prefix) {
+			prefix = root + "/" + prefix
+		}
+		return []Target{{Access: decide.List, Path: root, Size: -1},
+			{Access: decide.List, Path: prefix, Size: -1, Recursive: true, Filter: rest}}, nil
+	}
+	t[0].Recursive, t[0].Filter = true, pat
+	return t, nil
+}
+
+// literalPrefix splits a glob into its leading directories without glob
+// characters and the rest.
+func literalPrefix(pat string) (prefix, rest string) {
+	parts := strings.Split(pat, "/")
+	for i, p := range parts {
+		if strings.ContainsAny(p, "*?[{") {
+			prefix = strings.Join(parts[:i], "/")
+			if i == 1 && parts[0] == "" {
+				prefix = "/"
+			}
+			return prefix, strings.Join(parts[i:], "/")
+		}
+	}
+	// No glob character: the whole pattern names one path.
+	return pat, ""
+}
