@@ -269,10 +269,11 @@ func newArray(path, indent, unit string, multi bool) string {
 }
 
 // scaffold renders a new policy file that extends base, before the entry is
-// added to it by [addEntry].
-func scaffold(base, when string) []byte {
+// added to it by [addEntry]. The comment names the access but not the path:
+// a path may hold a newline, which would end the comment.
+func scaffold(base, access, when string) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "// Written by picket at %s, when a person chose to persist a grant.\n", when)
+	fmt.Fprintf(&b, "// Written by picket at %s to persist a %s grant a person confirmed.\n", when, access)
 	b.WriteString("// Edit freely: picket appends the paths you persist and keeps everything else.\n")
 	fmt.Fprintf(&b, "{\n  \"$schema\": %s,\n  \"extends\": %s\n}\n", string(hujson.String(SchemaURL)), string(hujson.String(base)))
 	return []byte(b.String())

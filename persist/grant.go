@@ -112,7 +112,7 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 			return res, err
 		}
 	} else {
-		src = scaffold(baseFor(o.UserConfigExists), now().UTC().Format(time.RFC3339))
+		src = scaffold(baseFor(o.UserConfigExists), o.Access, now().UTC().Format(time.RFC3339))
 	}
 	out, present, err := addEntry(src, key, o.Path)
 	if err != nil {

@@ -424,3 +424,24 @@ func TestSymlinkedPolicyIsEditedInPlace(t *testing.T) {
 		t.Errorf("target = %q", got)
 	}
 }
+
+func TestHostilePathCannotInjectPolicy(t *testing.T) {
+	root := t.TempDir()
+	path := "/x\n\"}, \"extends\": \"evil\" /* */ y"
+	res, err := Grant(Options{Root: root, Access: "read", Path: path, Now: clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := decode([]byte(readFile(t, res.File)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"$schema":    SchemaURL,
+		"extends":    "code",
+		"filesystem": map[string]any{"allowRead": []any{path}},
+	}
+	if diff := cmp.Diff(want, doc); diff != "" {
+		t.Errorf("created policy mismatch (-want +got):\n%s", diff)
+	}
+}
