@@ -35,18 +35,10 @@ func Decide(p Policy, r Request) Decision {
 		}
 	}
 
-	perm, havePerm := p.permission(spellings)
-	if !havePerm && p.mode != Full {
-		if dd, denied := p.boundary(d, res, write); denied {
+	if !r.Granted {
+		if dd, denied := p.fence(d, spellings, res, r.Access); denied {
 			return dd
 		}
-	}
-
-	if dd, denied := p.blocklist(d, spellings, write); denied {
-		return dd
-	}
-	if havePerm && !perm.Permission.allows(r.Access) {
-		return p.permissionDeny(d, perm)
 	}
 
 	if write {
@@ -56,6 +48,44 @@ func Decide(p Policy, r Request) Decision {
 	}
 	d.Allow = true
 	return d
+}
+
+// fence applies the boundary and blocklist layers, the ones a grant lifts.
+func (p Policy) fence(d Decision, spellings []string, res string, a Access) (Decision, bool) {
+	write := a == Write
+	perm, havePerm := p.permission(spellings)
+	if !havePerm && p.mode != Full {
+		if dd, denied := p.boundary(d, res, write); denied {
+			return dd, true
+		}
+	}
+	if dd, denied := p.blocklist(d, spellings, write); denied {
+		return dd, true
+	}
+	if havePerm && !perm.Permission.allows(a) {
+		return p.permissionDeny(d, perm), true
+	}
+	return d, false
+}
+
+// WouldAllow reports whether adding the resolved path of a denied request
+// to allowRead (reads, lists) or allowWrite (writes) would let it through:
+// only then can a persisted grant help. A path denied by denyRead,
+// denyWrite, picket.blocklist or a permissions rule cannot be fixed by an
+// allow entry.
+func WouldAllow(p Policy, r Request) (bool, error) {
+	s := p.spec
+	extra := Rule{Pattern: r.Resolved, Source: "persist"}
+	if r.Access == Write {
+		s.AllowWrite = append(append([]Rule{}, s.AllowWrite...), extra)
+	} else {
+		s.AllowRead = append(append([]Rule{}, s.AllowRead...), extra)
+	}
+	q, err := Compile(s)
+	if err != nil {
+		return false, err
+	}
+	return Decide(q.WithMode(p.mode), r).Allow, nil
 }
 
 func (p Policy) fold(s string) string {

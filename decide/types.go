@@ -97,4 +97,14 @@ type Request struct {
 	Path     string
 	Resolved string
 	Size     int64 // bytes a write will leave in the file; -1 when unknown
+	// Granted marks a request a person granted (once, for the session, or
+	// persisted): the boundary and blocklist layers step aside. Mandatory,
+	// mode and write-guard still apply.
+	Granted bool
+}
+
+// Grantable reports whether a person may lift this denial with a grant:
+// only boundary and blocklist denials are.
+func (d Decision) Grantable() bool {
+	return !d.Allow && (d.Layer == LayerBoundary && d.Rule != RuleCanonicalize && d.Resolved != "" || d.Layer == LayerBlocklist)
 }
