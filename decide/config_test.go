@@ -275,6 +275,18 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 	}
 }
 
+// TestLoadEmptyFile: a blank file is no configuration, as in fence, and
+// validation accepts it too.
+func TestLoadEmptyFile(t *testing.T) {
+	tr := newTree(t)
+	tr.writeFile("ws/fence.jsonc", "  \n")
+	l, err := decide.Load(tr.env("ws"))
+	if err != nil {
+		t.Fatalf("Load of an empty fence.jsonc: %v", err)
+	}
+	allow.check(t, "Check(write ws/x)", decide.Check(l.Policy, decide.Write, "x", tr.ws, 1))
+}
+
 // TestMandatory: every listed class of path is write-denied at the
 // mandatory layer whatever the policy allows, and stays readable.
 func TestMandatory(t *testing.T) {
