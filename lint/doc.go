@@ -1,0 +1,40 @@
+// Package lint reads a resolved policy the way a careful person would and
+// points at the rules that are likely not what their author meant.
+//
+// [Run] returns [Warning] values, each naming the file, line and column of
+// the rule it is about (built-in templates are named "builtin:<name>").
+// Lint never blocks anything: a warning is advice, and the policy is
+// enforced exactly as written whatever lint says.
+//
+// # What it catches
+//
+//   - canaries: an allowRead entry that matches /etc/passwd, ~/.ssh/id_rsa,
+//     ~/.aws/credentials or ~/.bash_history, an allowWrite entry that matches
+//     /etc/hosts, ~/.bashrc or ~/.zshrc. The entry is tested against the
+//     canary with [decide]'s own matching, so a lint warning and a decision
+//     never disagree on what a pattern means;
+//   - a workspace root that is the home directory or one of its ancestors;
+//   - "**", "/**", "~/**" and their like at the top of allowRead or
+//     allowWrite;
+//   - brace patterns ("~/.{ssh,aws}"): braces are literal in picket and in
+//     fence, so such a rule names one odd path, not several;
+//   - a "**" fused with other characters ("a**", "**b"), often a typo for "*";
+//   - a policy file, or a directory above it, writable by other users;
+//   - a rule that can never match ("." or ".." after a glob, since the paths
+//     picket judges are resolved and hold neither) and a rule whose ".."
+//     climbs above "/" (it is read as if the extra ".." were not there);
+//   - an allow entry fully shadowed by denyRead, denyWrite, picket.blocklist
+//     or a mandatory deny: the path it names, and so everything below it,
+//     is denied anyway.
+//
+// # What it does not catch
+//
+// Lint judges patterns, not the files on disk: it does not find secrets
+// under other names, does not know which paths an agent will touch, and
+// tests an allow entry against its literal prefix only, so an entry that is
+// shadowed only for some of the paths it matches is not reported. It says
+// nothing about fence's network, command and ssh sections, and the shell
+// sandbox's own coverage is not checked yet. Canary and shadow checks test
+// each entry on its own; two entries that are harmless apart and risky
+// together are not reported.
+package lint
