@@ -56,7 +56,7 @@ func (s *nameSet) match(p string) (Rule, bool) {
 		if r, ok := s.exact[name]; ok {
 			return r, true
 		}
-		if dot := strings.LastIndexByte(name, '.'); dot > 0 {
+		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
 			if r, ok := s.ext[name[dot+1:]]; ok {
 				return r, true
 			}
