@@ -24,11 +24,14 @@ func Judge(p decide.Policy, c Call, ledger Ledger) (d decide.Decision, judged bo
 	}
 	for _, t := range targets {
 		d = decide.Check(p, t.Access, t.Path, c.Cwd, t.Size)
+		if d.Grantable() && c.Granted != nil && c.Granted(t.Access, d.Resolved) {
+			d = decide.Decide(p, decide.Request{Access: t.Access, Path: d.Path, Resolved: d.Resolved, Size: t.Size, Granted: true})
+		}
 		if !d.Allow {
 			return d, true, nil
 		}
 		if t.Recursive {
-			if dd, denied, err := scan(p, c.Tool, t, d); err != nil || denied {
+			if dd, denied, err := scan(p, c, t, d); err != nil || denied {
 				return dd, true, err
 			}
 		}
@@ -43,8 +46,9 @@ func Judge(p decide.Policy, c Call, ledger Ledger) (d decide.Decision, judged bo
 
 // scan denies a recursive tool whose root holds a denied path it would
 // reach: a Grep over the project must not return a line of .env.
-func scan(p decide.Policy, tool string, t Target, root decide.Decision) (decide.Decision, bool, error) {
-	hit, err := FindDenied(p, t.Access, root.Resolved, t.Filter, t.FilterBase)
+func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decision, bool, error) {
+	tool := c.Tool
+	hit, err := findDenied(p, t.Access, root.Resolved, t.Filter, t.FilterBase, c.Granted)
 	if err != nil {
 		d := root
 		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"

@@ -29,14 +29,21 @@ type Hidden struct {
 // first entry the tool could reach that the policy denies for access: a
 // denied directory is not entered. Symlinks are not followed, but an entry
 // that is a symlink is judged by its target, as a tool that follows links
-// would read it. filter, when set, limits what the tool reaches (a glob over
-// the relative path, or over the base name with base).
-func FindDenied(p decide.Policy, access decide.Access, root, filter string, base bool) (*Hidden, error) {
+// would read it. filter, when set, limits what the tool reaches: one glob
+// over the relative path, or with grep a ripgrep --glob list (see
+// [Target.FilterBase]).
+func FindDenied(p decide.Policy, access decide.Access, root, filter string, grep bool) (*Hidden, error) {
+	return findDenied(p, access, root, filter, grep, nil)
+}
+
+// findDenied is FindDenied where entries the person granted for the
+// session count as allowed.
+func findDenied(p decide.Policy, access decide.Access, root, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
 	fi, err := os.Stat(root)
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	w := walker{p: p, access: access, root: root, filter: filter, base: base}
+	w := walker{p: p, access: access, root: root, filter: filter, grep: grep, granted: granted}
 	hit, err := w.dir(root, "")
 	if errors.Is(err, errTooLarge) {
 		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, root)
@@ -45,12 +52,13 @@ func FindDenied(p decide.Policy, access decide.Access, root, filter string, base
 }
 
 type walker struct {
-	p      decide.Policy
-	access decide.Access
-	root   string
-	filter string
-	base   bool
-	seen   int
+	p       decide.Policy
+	access  decide.Access
+	root    string
+	filter  string
+	grep    bool
+	seen    int
+	granted func(decide.Access, string) bool
 }
 
 func (w *walker) dir(abs, rel string) (*Hidden, error) {
@@ -65,6 +73,9 @@ func (w *walker) dir(abs, rel string) (*Hidden, error) {
 		}
 		childAbs, childRel := abs+"/"+e.Name(), joinRel(rel, e.Name())
 		d := w.judge(childAbs, e.Type())
+		if d.Grantable() && w.granted != nil && w.granted(w.access, d.Resolved) {
+			d.Allow = true
+		}
 		if !d.Allow {
 			if w.reachable(childRel, e.IsDir() || d.Resolved != childAbs) {
 				return &Hidden{Decision: d, Rel: childRel}, nil
@@ -93,14 +104,46 @@ func (w *walker) reachable(rel string, dir bool) bool {
 	if w.filter == "" {
 		return true
 	}
-	if w.base {
-		if dir {
-			return true // a base-name filter can match any file below
-		}
-		ok, err := path.Match(w.filter, path.Base(rel))
-		return err != nil || ok
+	segs := strings.Split(rel, "/")
+	if !w.grep {
+		return globMayMatch(strings.Split(w.filter, "/"), segs, dir)
 	}
-	return globMayMatch(strings.Split(w.filter, "/"), strings.Split(rel, "/"), dir)
+	globs := grepGlobs(w.filter)
+	if len(globs) == 0 {
+		return true // no --glob at all: grep reaches everything
+	}
+	for _, g := range globs {
+		switch {
+		case strings.HasPrefix(g, "!"):
+			return true // a negation lets through all it does not name
+		case !strings.Contains(g, "/"):
+			if dir || segMatch(g, path.Base(rel)) {
+				return true // a base-name glob can match any file below
+			}
+		case globMayMatch(strings.Split(strings.TrimPrefix(g, "/"), "/"), segs, dir):
+			return true
+		}
+	}
+	return false
+}
+
+// grepGlobs splits Grep's glob parameter as Claude Code does before passing
+// each part to ripgrep's --glob: on whitespace, then on commas unless the
+// part holds braces.
+func grepGlobs(filter string) []string {
+	var out []string
+	for _, f := range strings.Fields(filter) {
+		if strings.Contains(f, "{") && strings.Contains(f, "}") {
+			out = append(out, f)
+			continue
+		}
+		for _, g := range strings.Split(f, ",") {
+			if g != "" {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
 }
 
 // globMayMatch reports whether a slash-separated glob can match the path
@@ -128,6 +171,8 @@ func globMayMatch(pat, segs []string, dir bool) bool {
 // segMatch matches one segment; braces expand ("*.{js,ts}") as the agents'
 // glob libraries do. A malformed pattern counts as a match.
 func segMatch(pat, seg string) bool {
+	// Shell globs negate a class with "[!...]"; path.Match spells it "[^...]".
+	pat = strings.ReplaceAll(pat, "[!", "[^")
 	for _, alt := range expandBraces(pat) {
 		if ok, err := path.Match(alt, seg); err != nil || ok {
 			return true

@@ -19,8 +19,10 @@ type Target struct {
 	// filter ("" for none), matched against paths relative to Path.
 	Recursive bool
 	Filter    string
-	// FilterBase matches Filter against base names only (grep's --glob
-	// without a slash), rather than whole relative paths.
+	// FilterBase reads Filter as Grep's glob parameter, which the agent
+	// hands to ripgrep's --glob: split on spaces and commas (a glob with
+	// braces stays whole), "!" negates, and a glob without a slash matches
+	// base names. Otherwise Filter is one glob over the relative path.
 	FilterBase bool
 }
 
@@ -32,6 +34,10 @@ type Call struct {
 	Cwd     string
 	Tool    string
 	Input   map[string]json.RawMessage
+	// Granted, when set, reports whether the person granted this access to
+	// this resolved path for the session; a grant lifts boundary and
+	// blocklist denials only.
+	Granted func(access decide.Access, resolved string) bool
 }
 
 // ErrNotJudged marks tools picket does not judge (Bash, MCP tools, web
@@ -74,7 +80,7 @@ func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error)
 		if t[0].Filter, err = optString(in, "glob"); err != nil {
 			return nil, err
 		}
-		t[0].FilterBase = !strings.Contains(t[0].Filter, "/")
+		t[0].FilterBase = true
 		return t, nil
 	case "Glob":
 		return globTargets(in, "path", "pattern")
@@ -133,12 +139,13 @@ func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]T
 	if err != nil {
 		return nil, err
 	}
-	pat, err := optString(in, patField)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := in[patField]; !ok {
+	raw, ok := in[patField]
+	if !ok || string(raw) == "null" {
 		return nil, fmt.Errorf("tool input has no %s", patField)
+	}
+	var pat string
+	if err := decodeString(raw, &pat); err != nil {
+		return nil, fmt.Errorf("tool input field %s: %w", patField, err)
 	}
 	root := t[0].Path
 	prefix, rest := literalPrefix(pat)

@@ -29,7 +29,7 @@ func runHook(c *cli, args []string) int {
 	fs.SetOutput(c.stderr)
 	agent := fs.String("agent", "claude", "the agent whose event is on stdin (claude)")
 	deadline := fs.Duration("deadline", hookDeadline, "deny a file tool call not decided within this time")
-	fs.Bool("headless", false, "never prompt (the only mode for now)")
+	fs.BoolVar(&c.noPrompt, "headless", false, "never prompt: every block is final (also when CI is set)")
 	if err := fs.Parse(args); err != nil {
 		// A usage error must still not let a file tool through.
 		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", errors.New("bad hook arguments"))))
@@ -45,6 +45,13 @@ func runHook(c *cli, args []string) int {
 		return 0
 	}
 	done := make(chan []byte, 1)
+	extend := make(chan time.Duration, 4)
+	c.extend = func(d time.Duration) {
+		select {
+		case extend <- d:
+		default:
+		}
+	}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -54,11 +61,20 @@ func runHook(c *cli, args []string) int {
 		done <- c.claudeEvent(in)
 	}()
 	var out []byte
-	select {
-	case out = <-done:
-	case <-time.After(*deadline):
-		out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("no decision within %s", *deadline)))
-		c.errorf("hook deadline of %s passed; the call was denied", *deadline)
+	timer := time.NewTimer(*deadline)
+	defer timer.Stop()
+wait:
+	for {
+		select {
+		case out = <-done:
+			break wait
+		case d := <-extend:
+			timer.Reset(d)
+		case <-timer.C:
+			out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("no decision within the hook's deadline")))
+			c.errorf("hook deadline passed; the call was denied")
+			break wait
+		}
 	}
 	c.stdout.Write(out)
 	return 0
@@ -83,6 +99,7 @@ func (c *cli) claudeEvent(in []byte) []byte {
 	case hook.EventSessionEnd:
 		if ev.Session != "" {
 			c.ledger().End(ev.Session)
+			c.grantStore().End(ev.Session)
 		}
 	}
 	return nil
@@ -90,6 +107,13 @@ func (c *cli) claudeEvent(in []byte) []byte {
 
 func (c *cli) claudePreToolUse(ev hook.ClaudeEvent) []byte {
 	call := hook.Call{Agent: "claude", Session: ev.Session, Turn: ev.PromptID, Cwd: ev.Cwd, Tool: ev.Tool, Input: ev.Input}
+	if ev.Session != "" {
+		store := c.grantStore()
+		call.Granted = func(a decide.Access, resolved string) bool {
+			ok, err := store.Has(ev.Session, string(a), resolved)
+			return err == nil && ok
+		}
+	}
 	if _, err := hook.ClaudeTargets(ev.Tool, ev.Input); errors.Is(err, hook.ErrNotJudged) {
 		return nil
 	}
@@ -114,8 +138,15 @@ func (c *cli) claudePreToolUse(ev hook.ClaudeEvent) []byte {
 		}
 		return nil
 	}
-	entry.Decision = "block"
-	c.audit(loaded, entry)
+	gc := grantCall{agent: "claude", session: ev.Session, turn: ev.PromptID, cwd: ev.Cwd, tool: ev.Tool}
+	outcome := c.askGrant(loaded, gc, d)
+	c.audit(loaded, grantEntry(entry, outcome))
+	if outcome.allow {
+		return nil // granted: no decision, so Claude Code's own rules still apply
+	}
+	if outcome.note != "" {
+		d.Reason = joinReason(d.Reason, outcome.note)
+	}
 	return hook.ClaudeDeny(hook.BlockMessage(ev.Tool, d))
 }
 
@@ -198,4 +229,11 @@ func (c *cli) auditFile(loaded *decide.Loaded) string {
 		return p
 	}
 	return audit.DefaultPath(c.getenv("HOME"), c.getenv("XDG_STATE_HOME"))
+}
+
+func joinReason(reason, note string) string {
+	if reason == "" {
+		return note
+	}
+	return reason + "; " + note
 }

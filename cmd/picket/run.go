@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // cli carries what every subcommand may touch, so tests can call the real
@@ -13,6 +14,19 @@ type cli struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+
+	// noPrompt makes the hook headless (--headless): every block is final.
+	noPrompt bool
+	// extend, when set, moves the hook's internal deadline: a person
+	// answering a prompt needs longer than a decision does.
+	extend func(time.Duration)
+}
+
+// extendDeadline gives the running hook d more time from now.
+func (c *cli) extendDeadline(d time.Duration) {
+	if c.extend != nil {
+		c.extend(d)
+	}
 }
 
 // getenv returns the last value of key in c.env, as os.Getenv would.

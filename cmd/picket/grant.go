@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/grants"
+	"github.com/picketdev/picket/persist"
+	"github.com/picketdev/picket/schema"
+	"github.com/picketdev/picket/tui"
+)
+
+// Prompt defaults; picket.prompt overrides them.
+const (
+	defaultPromptTimeout = 60
+	defaultBatchAfter    = 3
+	coalesceWindow       = 200 * time.Millisecond
+)
+
+// grantOutcome is what a person's answer (or its absence) means for a call.
+type grantOutcome struct {
+	allow    bool
+	decision string // the audit decision
+	prompted bool
+	note     string // appended to the block reason, e.g. why no prompt was shown
+}
+
+// grantStore is the session grant store in picket's state dir.
+func (c *cli) grantStore() grants.Store {
+	return grants.Store{Dir: grants.DefaultDir(c.getenv("HOME"), c.getenv("XDG_STATE_HOME"))}
+}
+
+// headless reports whether no person can be asked: CI, --headless, or the
+// surface is off.
+func (c *cli) headless(loaded *decide.Loaded) bool {
+	return c.noPrompt || c.getenv("CI") != "" || loaded.Settings.Prompt.Surface == tui.SurfaceOff
+}
+
+// askGrant turns a grantable block into a question for the person, when one
+// can be reached, and carries out the answer: a session grant, or a
+// persisted allow entry after the person's explicit confirmation.
+func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision) grantOutcome {
+	if !d.Grantable() || c.headless(loaded) || call.session == "" {
+		return grantOutcome{decision: "block"}
+	}
+	set := loaded.Settings.Prompt
+	store := c.grantStore()
+	batchAfter := cmpOr(set.BatchAfter, defaultBatchAfter)
+	turn, err := store.NoteDenial(call.session, call.turn, string(d.Access), d.Resolved, batchAfter)
+	if err != nil {
+		c.warnf("grant state: %v", err)
+		return grantOutcome{decision: "block"}
+	}
+	if turn.DenyAll {
+		return grantOutcome{decision: "block", note: "the person chose to deny all further requests this turn"}
+	}
+	req := c.promptRequest(loaded, call, d, turn)
+	timeout := time.Duration(cmpOr(set.TimeoutSeconds, defaultPromptTimeout)) * time.Second
+	c.extendDeadline(timeout + 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+10*time.Second)
+	defer cancel()
+
+	arrived := time.Now()
+	ans, surface, err := c.ask(ctx, loaded, call, d, req, arrived)
+	if surface == "" && err != nil {
+		return grantOutcome{decision: "block"} // no surface: headless
+	}
+	if err != nil {
+		c.warnf("prompt: %v", err)
+	}
+	return c.carryOut(loaded, call, d, ans, turn)
+}
+
+// ask shows the prompt, unless an identical request got an answer within
+// the coalescing window.
+func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d decide.Decision, req tui.Request, arrived time.Time) (tui.Answer, string, error) {
+	store := c.grantStore()
+	asker := tui.Asker{
+		Surface: loaded.Settings.Prompt.Surface,
+		Exe:     loaded.Env.Executable,
+		Dir:     c.stateDir(),
+		Socket:  tui.ConsoleSocket(c.getenv("XDG_RUNTIME_DIR"), c.stateDir()),
+		Getenv:  c.getenv,
+		Options: tui.Options{NoColor: c.getenv("NO_COLOR") != ""},
+	}
+	if prev, ok, _ := store.Coalesce(call.session, string(d.Access), d.Resolved, arrived, coalesceWindow); ok {
+		return tui.Answer(prev), "coalesced", nil
+	}
+	ans, surface, err := asker.Ask(ctx, req)
+	if surface != "" {
+		store.RecordAnswer(call.session, string(d.Access), d.Resolved, string(ans), arrived)
+	}
+	return ans, surface, err
+}
+
+// grantCall is the part of a tool call the grant flow needs.
+type grantCall struct {
+	agent, session, turn, cwd, tool string
+}
+
+func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Decision, turn grants.TurnState) tui.Request {
+	req := tui.Request{
+		Agent: call.agent, Session: call.session, Cwd: call.cwd, Tool: call.tool, Access: string(d.Access),
+		Path: d.Path, Resolved: d.Resolved, Layer: string(d.Layer), Rule: d.Rule, Pattern: d.Pattern, Source: d.Source,
+		TimeoutSeconds: cmpOr(loaded.Settings.Prompt.TimeoutSeconds, defaultPromptTimeout),
+	}
+	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err == nil && ok {
+		root := persist.ProjectRoot(call.cwd)
+		file, exists := persist.Target(root)
+		req.CanPersist, req.PersistTarget, req.PersistCreates = true, file, !exists
+		req.PersistExtends = "code"
+		if c.userConfigExists(loaded) {
+			req.PersistExtends = "@base"
+		}
+	}
+	if turn.Batch {
+		for _, p := range turn.Paths {
+			req.Batch = append(req.Batch, tui.BatchItem{Path: p, Resolved: p})
+		}
+	}
+	return req
+}
+
+func (c *cli) userConfigExists(loaded *decide.Loaded) bool {
+	for _, n := range []string{"fence.jsonc", "fence.json"} {
+		if _, err := os.Stat(filepath.Join(loaded.Env.UserConfigDir(), n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// carryOut applies an answer. Anything but an explicit grant is a deny.
+func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision, ans tui.Answer, turn grants.TurnState) grantOutcome {
+	store := c.grantStore()
+	switch ans {
+	case tui.AnswerOnce, tui.AnswerAllowAllOnce:
+		return grantOutcome{allow: true, decision: "grant-once", prompted: true}
+	case tui.AnswerSession:
+		if err := store.Add(call.session, grants.Grant{Access: string(d.Access), Path: d.Resolved, At: time.Now()}); err != nil {
+			c.warnf("failed to record the session grant: %v", err)
+		}
+		return grantOutcome{allow: true, decision: "grant-session", prompted: true}
+	case tui.AnswerPersist:
+		store.Add(call.session, grants.Grant{Access: string(d.Access), Path: d.Resolved, At: time.Now()})
+		if err := c.persistGrant(loaded, call, d); err != nil {
+			c.warnf("persist failed, granted for this session only: %v", err)
+			return grantOutcome{allow: true, decision: "grant-session", prompted: true}
+		}
+		return grantOutcome{allow: true, decision: "grant-persist", prompted: true}
+	case tui.AnswerDenyAll:
+		store.SetDenyAll(call.session, call.turn)
+		return grantOutcome{decision: "block", prompted: true, note: "the person denied this and every further request this turn"}
+	}
+	return grantOutcome{decision: "block", prompted: true, note: "the person denied it"}
+}
+
+// persistGrant writes the allow entry into the project's fence.jsonc. Only
+// this path, after the person's explicit "y", ever edits a policy file.
+func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decision) error {
+	refuse := []string{"/etc", loaded.Env.UserConfigDir()}
+	if exe := loaded.Env.Executable; exe != "" {
+		refuse = append(refuse, filepath.Dir(exe))
+	}
+	access := string(d.Access)
+	if d.Access == decide.List {
+		access = string(decide.Read)
+	}
+	_, err := persist.Grant(persist.Options{
+		Root: persist.ProjectRoot(call.cwd), Access: access, Path: d.Resolved,
+		UserConfigExists: c.userConfigExists(loaded),
+		Validate:         validateSource,
+		Refuse:           refuse,
+	})
+	return err
+}
+
+// validateSource adapts the schema check to persist's callback.
+func validateSource(file string, src []byte) error {
+	if probs := schema.Validate(file, src); len(probs) > 0 {
+		return &decide.ProblemsError{Problems: probs}
+	}
+	return nil
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// grantEntry is the audit line for an answered or unanswered block.
+func grantEntry(e audit.Entry, o grantOutcome) audit.Entry {
+	e.Decision, e.Prompted = o.decision, o.prompted
+	return e
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/grants"
+)
+
+func init() { commands["grants"] = runGrants }
+
+// runGrants lists session grants, or revokes one:
+//
+//	picket grants [--session ID] [--json]
+//	picket grants revoke ACCESS PATH [--session ID]
+func runGrants(c *cli, args []string) int {
+	if len(args) > 0 && args[0] == "revoke" {
+		return c.revokeGrant(args[1:])
+	}
+	fs := flag.NewFlagSet("grants", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	session := fs.String("session", "", "only this session's grants")
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	store := c.grantStore()
+	var all []grants.SessionGrant
+	if *session != "" {
+		gs, err := store.List(*session)
+		if err != nil {
+			c.errorf("%v", err)
+			return 1
+		}
+		for _, g := range gs {
+			all = append(all, grants.SessionGrant{Session: *session, Grant: g})
+		}
+	} else {
+		gs, err := store.ListAll()
+		if err != nil {
+			c.warnf("%v", err)
+		}
+		all = gs
+	}
+	for _, g := range all {
+		if *asJSON {
+			b, _ := json.Marshal(map[string]any{"session": g.Session, "access": g.Access, "path": g.Path, "at": g.At.UTC().Format(audit.TimeFormat)})
+			fmt.Fprintf(c.stdout, "%s\n", b)
+			continue
+		}
+		fmt.Fprintf(c.stdout, "%s  %-5s %s  %s\n", g.At.UTC().Format(audit.TimeFormat), g.Access, audit.Escape(g.Path), audit.Escape(g.Session))
+	}
+	return 0
+}
+
+func (c *cli) revokeGrant(args []string) int {
+	fs := flag.NewFlagSet("grants revoke", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	session := fs.String("session", "", "the session holding the grant (default: every session)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 2 {
+		c.errorf("grants revoke needs ACCESS and PATH")
+		return 2
+	}
+	access, err := decide.ParseAccess(fs.Arg(0))
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	path := fs.Arg(1)
+	if env, err := c.policyEnv("", ""); err == nil {
+		if _, r, err := decide.Canonicalize(path, env.Cwd, env.Home); err == nil {
+			path = r
+		}
+	}
+	store := c.grantStore()
+	sessions := []string{*session}
+	if *session == "" {
+		sessions = nil
+		all, _ := store.ListAll()
+		for _, g := range all {
+			if !contains(sessions, g.Session) {
+				sessions = append(sessions, g.Session)
+			}
+		}
+	}
+	n := 0
+	for _, s := range sessions {
+		ok, err := store.Revoke(s, string(access), path)
+		if err != nil {
+			c.errorf("%v", err)
+			return 1
+		}
+		if ok {
+			n++
+		}
+	}
+	if n == 0 {
+		c.errorf("no grant of %s %s", access, audit.Escape(path))
+		return 1
+	}
+	fmt.Fprintf(c.stdout, "revoked %s %s in %d session(s)\n", access, audit.Escape(path), n)
+	return 0
+}
