@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/picketdev/picket/lint"
+)
+
+func init() { commands["lint"] = runLint }
+
+// runLint prints the policy's lint warnings on stdout, one per line (text
+// or JSON). Exit 0, or 1 with --strict when any warning fires; 2 for usage
+// or policy errors. Lint never changes a decision.
+func runLint(c *cli, args []string) int {
+	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	cwd := fs.String("cwd", "", "working directory for discovery")
+	config := fs.String("config", "", "policy file to use instead of discovery")
+	asJSON := fs.Bool("json", false, "print one JSON warning per line")
+	strict := fs.Bool("strict", false, "exit 1 when any warning fires")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		c.errorf("lint takes no arguments")
+		c.hintf("picket lint [--cwd DIR] [--config FILE] [--json] [--strict]")
+		return 2
+	}
+	loaded, err := c.loadPolicy(*cwd, *config)
+	if err != nil {
+		c.errorf("%v", err)
+		return 2
+	}
+	warnings := lint.Run(loaded)
+	for _, w := range warnings {
+		if *asJSON {
+			b, _ := json.Marshal(w)
+			fmt.Fprintf(c.stdout, "%s\n", b)
+			continue
+		}
+		fmt.Fprintln(c.stdout, w)
+	}
+	if *strict && len(warnings) > 0 {
+		return 1
+	}
+	return 0
+}
