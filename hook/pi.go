@@ -29,7 +29,7 @@ func piTargets(c Call) ([]Target, error) {
 		if t, err = one(c.Input, "path", decide.Read, true); err == nil {
 			t[0].Recursive = true
 			t[0].Filter, err = optString(c.Input, "glob")
-			t[0].FilterBase = !strings.Contains(t[0].Filter, "/")
+			t[0].FilterBase = true
 		}
 	case "find":
 		t, err = globTargets(c.Input, "path", "pattern")
