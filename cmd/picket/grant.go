@@ -162,10 +162,10 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 // persistGrant writes the allow entry into the project's fence.jsonc. Only
 // this path, after the person's explicit "y", ever edits a policy file.
 func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decision) error {
-	refuse := []string{"/etc", loaded.Env.UserConfigDir()}
-	if exe := loaded.Env.Executable; exe != "" {
-		refuse = append(refuse, filepath.Dir(exe))
-	}
+	// Never through a symlink into system config, the user's global fence
+	// config or picket's own state. (The executable's directory is not
+	// refused: it is often /tmp or ~/bin, which hold projects too.)
+	refuse := []string{"/etc", loaded.Env.UserConfigDir(), loaded.Env.StateDir()}
 	access := string(d.Access)
 	if d.Access == decide.List {
 		access = string(decide.Read)
