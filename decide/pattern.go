@@ -135,6 +135,9 @@ func compilePattern(r Rule, root, home string, canon func(string) string, fold b
 	if strings.IndexByte(r.Pattern, 0) >= 0 {
 		return nil, fmt.Errorf("pattern %q has a NUL byte", r.Pattern)
 	}
+	if (r.Pattern == "~" || strings.HasPrefix(r.Pattern, "~/")) && !filepath.IsAbs(home) {
+		return nil, fmt.Errorf("pattern %q needs a home directory, and none is set", r.Pattern)
+	}
 	lit, rest := anchor(r.Pattern, root, home)
 	type spelling struct{ lit, rest string }
 	spellings := []spelling{{lit, rest}}

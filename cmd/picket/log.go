@@ -167,8 +167,12 @@ func (c *cli) logColor() bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
-// auditPath is where the audit log lives.
-// TODO(policy): honour picket.audit.path
+// auditPath is where the audit log lives: picket.audit.path of the policy
+// for the working directory, else the default under the state dir.
 func auditPath(c *cli) string {
-	return audit.DefaultPath(c.getenv("HOME"), c.getenv("XDG_STATE_HOME"))
+	loaded, err := c.loadPolicy("", "")
+	if err != nil {
+		loaded = nil
+	}
+	return c.auditFile(loaded)
 }
