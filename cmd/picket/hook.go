@@ -12,6 +12,7 @@ import (
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/hook"
+	"github.com/picketdev/picket/lint"
 )
 
 func init() { commands["hook"] = runHook }
@@ -93,8 +94,17 @@ func (c *cli) claudeEvent(in []byte) []byte {
 	case hook.EventPostToolUse:
 		c.claudePostToolUse(ev)
 	case hook.EventSessionStart:
-		if _, err := c.eventPolicy(ev); err != nil {
+		loaded, err := c.eventPolicy(ev)
+		if err != nil {
 			return hook.ClaudeSystemMessage("picket: error: the fence policy is broken; every file tool call will be denied until it is fixed:\n" + err.Error())
+		}
+		// Lint once per session, at its start: warnings never block.
+		if ws := lint.Run(loaded); len(ws) > 0 {
+			lines := []string{"picket: warning: the fence policy has footguns (picket lint):"}
+			for _, w := range ws {
+				lines = append(lines, w.String())
+			}
+			return hook.ClaudeSystemMessage(strings.Join(lines, "\n"))
 		}
 	case hook.EventSessionEnd:
 		if ev.Session != "" {
