@@ -1,0 +1,438 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/picketdev/picket/hook"
+)
+
+// hookFence is the project policy of most hook tests: the code template
+// plus .env in the blocklist, as the issue's end-to-end test uses.
+const hookFence = `{"extends": "code", "picket": {"blocklist": [".env"]}}`
+
+// envSecret is the content of the project's .env; it must never appear in
+// anything picket prints or logs.
+const envSecret = "SECRET_VALUE=hunter2-7f3a"
+
+// hookProject is a project dir with a fence.jsonc, and HOME and the XDG
+// dirs of its own, all under t.TempDir().
+type hookProject struct {
+	t                         *testing.T
+	dir, home, state, session string
+	env                       []string
+}
+
+func newHookProject(t *testing.T, fence string) *hookProject {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hookProject{t: t, dir: filepath.Join(root, "project"), home: filepath.Join(root, "home"),
+		state: filepath.Join(root, "state"), session: "3f1c2d4e-0000-4000-8000-000000000001"}
+	for _, d := range []string{filepath.Join(h.dir, ".git"), filepath.Join(h.dir, "src"), h.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.write("fence.jsonc", fence)
+	h.write("README.md", "# project\n")
+	h.write("src/main.go", "package main\n")
+	h.write(".env", envSecret+"\n")
+	h.env = []string{
+		"HOME=" + h.home,
+		"XDG_STATE_HOME=" + h.state,
+		"XDG_CONFIG_HOME=" + filepath.Join(root, "config"),
+		"CLAUDE_PROJECT_DIR=" + h.dir,
+		"CI=1", // headless: a block is never a prompt
+	}
+	return h
+}
+
+// write creates a file under the project (rel) or at an absolute path.
+func (h *hookProject) write(rel, content string) string {
+	h.t.Helper()
+	p := rel
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(h.dir, rel)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
+// event is one Claude Code event from this project's session, shaped as
+// the recorded fixtures are.
+func (h *hookProject) event(name, tool string, input any) string {
+	ev := map[string]any{
+		"session_id":      h.session,
+		"transcript_path": filepath.Join(h.home, ".claude", "projects", "x", h.session+".jsonl"),
+		"cwd":             h.dir,
+		"prompt_id":       "33805699-4580-44d7-83ff-97039f46b33a",
+		"permission_mode": "acceptEdits",
+		"hook_event_name": name,
+	}
+	if tool != "" {
+		ev["tool_name"], ev["tool_input"], ev["tool_use_id"] = tool, input, "toolu_01"
+	}
+	if name == hook.EventPostToolUse {
+		ev["tool_response"] = map[string]any{"type": "text"}
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (h *hookProject) pre(tool string, input any) string {
+	return h.event(hook.EventPreToolUse, tool, input)
+}
+
+// hookAnswer is what one `picket hook` run printed.
+type hookAnswer struct {
+	code           int
+	stdout, stderr string
+	deny           bool
+	reason         string
+}
+
+// run runs the real CLI in-process on payload.
+func (h *hookProject) run(payload string, args ...string) hookAnswer {
+	h.t.Helper()
+	return runHookCLI(h.t, h.env, payload, args...)
+}
+
+func runHookCLI(t testing.TB, env []string, payload string, args ...string) hookAnswer {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"hook"}, args...), env, strings.NewReader(payload), &stdout, &stderr)
+	a := hookAnswer{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	if a.stdout == "" {
+		return a
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName            string
+			PermissionDecision       string
+			PermissionDecisionReason string
+		}
+		SystemMessage string
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("hook stdout is not one JSON object: %v\n%s", err, a.stdout)
+	}
+	if strings.Count(strings.TrimSuffix(a.stdout, "\n"), "\n") != 0 {
+		t.Errorf("hook stdout is more than one line:\n%s", a.stdout)
+	}
+	o := out.HookSpecificOutput
+	a.deny = o.PermissionDecision == "deny" && o.HookEventName == "PreToolUse"
+	a.reason = o.PermissionDecisionReason
+	if o.PermissionDecision != "" && !a.deny {
+		t.Errorf("hook answered %q, never anything but deny", o.PermissionDecision)
+	}
+	return a
+}
+
+// What a hook run must answer.
+type want int
+
+const (
+	wantPass  want = iota // no output
+	wantError             // deny, reason "picket: error: …"
+	wantBlock             // deny, the structured block message
+)
+
+func (w want) String() string {
+	return [...]string{"pass", "error deny", "block"}[w]
+}
+
+func (a hookAnswer) kind() want {
+	switch {
+	case a.stdout == "":
+		return wantPass
+	case a.deny && strings.HasPrefix(a.reason, "picket: error: "):
+		return wantError
+	case a.deny && strings.HasPrefix(a.reason, "picket: blocked "):
+		return wantBlock
+	}
+	return -1
+}
+
+// blockBody is the JSON part of a block message.
+type blockBody struct {
+	Tool, Access, Path, Resolved, Layer, Rule, Pattern, Source, Suggestion string
+}
+
+// checkBlock parses a block message: a first line naming the tool and path,
+// then a JSON object with every field the issue names.
+func checkBlock(t *testing.T, reason, tool string) blockBody {
+	t.Helper()
+	first, rest, ok := strings.Cut(reason, "\n")
+	if !ok || !strings.HasPrefix(first, "picket: blocked "+tool+" ") {
+		t.Fatalf("block message first line = %q, want \"picket: blocked %s <path>\"", first, tool)
+	}
+	if strings.ContainsFunc(first, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		t.Errorf("block message first line holds a control character: %q", first)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(rest), &fields); err != nil {
+		t.Fatalf("block message body is not JSON: %v\n%s", err, rest)
+	}
+	for _, k := range []string{"tool", "access", "path", "resolved", "layer", "rule", "pattern", "source", "suggestion"} {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("block message has no %q:\n%s", k, rest)
+		}
+	}
+	var b blockBody
+	json.Unmarshal([]byte(rest), &b)
+	if b.Tool != tool {
+		t.Errorf("block message tool = %q, want %q", b.Tool, tool)
+	}
+	return b
+}
+
+// auditLines returns the audit log's entries as maps.
+func auditLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("audit line is not JSON: %v\n%s", err, sc.Text())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (h *hookProject) auditPath() string {
+	return filepath.Join(h.state, "picket", "audit.log")
+}
+
+// hostileCase is one malformed or hostile stdin payload with the answer it
+// must get. $P in payload is the project dir, $H the home dir.
+type hostileCase struct {
+	name    string
+	payload string
+	want    want
+	fence   string                      // the project policy; "" for hookFence
+	setup   func(h *hookProject)        // extra files
+	check   func(*testing.T, blockBody) // more about a block
+}
+
+const (
+	preRead = `{"session_id":"s","cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":`
+	preEnv  = preRead + `{"file_path":"$P/.env"}}`
+)
+
+func hostileCases() []hostileCase {
+	bigPath := "/" + strings.Repeat("d/", 2500) // 5,001 bytes
+	layer := func(l, rule string) func(*testing.T, blockBody) {
+		return func(t *testing.T, b blockBody) {
+			if b.Layer != l || b.Rule != rule {
+				t.Errorf("block layer, rule = %s, %s, want %s, %s", b.Layer, b.Rule, l, rule)
+			}
+		}
+	}
+	return []hostileCase{
+		// Not a JSON object at all.
+		{name: "malformed", payload: `{"hook_event_name":"PreToolUse",`, want: wantError},
+		{name: "empty stdin", payload: ``, want: wantError},
+		{name: "whitespace only", payload: " \n\t", want: wantError},
+		{name: "array", payload: `[` + preEnv + `]`, want: wantError},
+		{name: "string", payload: `"PreToolUse"`, want: wantError},
+		{name: "number", payload: `42`, want: wantError},
+		{name: "null", payload: `null`, want: wantError},
+		{name: "true", payload: `true`, want: wantError},
+		{name: "two objects", payload: preEnv + `{"hook_event_name":"Stop"}`, want: wantError},
+		{name: "trailing garbage", payload: preEnv + `x`, want: wantError},
+		{name: "byte order mark", payload: "\xef\xbb\xbf" + preEnv, want: wantError},
+		{name: "nested too deep", payload: strings.Repeat("[", 20000) + strings.Repeat("]", 20000), want: wantError},
+		{name: "over 16 MiB", payload: preEnv + strings.Repeat(" ", hook.MaxEvent+1-len(preEnv)), want: wantError},
+		// Wrong types and bad text.
+		{name: "invalid utf-8 in path", payload: preRead + `{"file_path":"$P/README.md` + "\xff" + `"}}`, want: wantError},
+		{name: "invalid utf-8 outside tool_input", payload: `{"junk":"` + "\xc3\x28" + `",` + preEnv[1:], want: wantError},
+		{name: "tool_input string", payload: preRead + `"{\"file_path\":\"$P/.env\"}"}`, want: wantError},
+		{name: "tool_input array", payload: preRead + `[{"file_path":"$P/.env"}]}`, want: wantError},
+		{name: "tool_input null", payload: preRead + `null}`, want: wantError},
+		{name: "tool_input missing", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Read"}`, want: wantError},
+		{name: "file_path number", payload: preRead + `{"file_path":1}}`, want: wantError},
+		{name: "file_path array", payload: preRead + `{"file_path":["$P/.env"]}}`, want: wantError},
+		{name: "file_path null", payload: preRead + `{"file_path":null}}`, want: wantError},
+		{name: "file_path object", payload: preRead + `{"file_path":{"$P/.env":1}}}`, want: wantError},
+		{name: "file_path missing", payload: preRead + `{"path":"$P/.env"}}`, want: wantError},
+		{name: "file_path empty", payload: preRead + `{"file_path":""}}`, want: wantError},
+		{name: "file_path in other case only", payload: preRead + `{"File_Path":"$P/.env"}}`, want: wantError},
+		{name: "notebook_path missing", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "glob pattern missing", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Glob","tool_input":{"path":"$P"}}`, want: wantError},
+		{name: "grep path number", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"x","path":1}}`, want: wantError},
+		{name: "hook_event_name missing", payload: `{"cwd":"$P","tool_name":"Read","tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "hook_event_name number", payload: `{"cwd":"$P","hook_event_name":1,"tool_name":"Read","tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "hook_event_name array", payload: `{"cwd":"$P","hook_event_name":["PreToolUse"],"tool_name":"Read","tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "hook_event_name in other case only", payload: `{"cwd":"$P","Hook_Event_Name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "tool_name missing", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "tool_name number", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":7,"tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "cwd number", payload: `{"cwd":1,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"$P/.env"}}`, want: wantError},
+		{name: "session_id object", payload: `{"session_id":{},"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"$P/README.md"}}`, want: wantError},
+		{name: "cwd relative", payload: `{"cwd":"project","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"README.md"}}`, want: wantError},
+		{name: "cwd missing", payload: `{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"$P/README.md"}}`, want: wantError},
+		{name: "cwd empty on Grep", payload: `{"cwd":"","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"x"}}`, want: wantError},
+		// Keys in another case or twice: the exact, last key is the one
+		// Claude Code (JSON.parse) reads, and the one picket judges.
+		{name: "Tool_Name beside tool_name", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","Tool_Name":"Bash","tool_name":"Read","TOOL_NAME":"Bash","tool_input":{"file_path":"$P/.env"}}`, want: wantBlock, check: layer("blocklist", "picket.blocklist")},
+		{name: "Tool_Name Read beside tool_name Bash", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","Tool_Name":"Read","tool_name":"Bash","tool_input":{"command":"true","file_path":"$P/.env"}}`, want: wantPass},
+		{name: "File_Path beside file_path", payload: preRead + `{"File_Path":"$P/README.md","file_path":"$P/.env","FILE_PATH":"$P/README.md"}}`, want: wantBlock},
+		{name: "Hook_Event_Name beside hook_event_name", payload: `{"cwd":"$P","Hook_Event_Name":"Stop","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"$P/.env"}}`, want: wantBlock},
+		{name: "Cwd beside cwd", payload: `{"Cwd":"/","cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":".env"}}`, want: wantBlock},
+		{name: "duplicate file_path, last wins", payload: preRead + `{"file_path":"$P/README.md","file_path":"$P/.env"}}`, want: wantBlock},
+		{name: "duplicate tool_name, last wins", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Bash","tool_name":"Read","tool_input":{"file_path":"$P/.env"}}`, want: wantBlock},
+		// Paths the resolver refuses: denied at the boundary.
+		{name: "NUL byte in path", payload: preRead + `{"file_path":"$P/README.md\u0000/../.env"}}`, want: wantBlock, check: layer("boundary", "picket.canonicalize")},
+		{name: "5,000-byte path", payload: preRead + `{"file_path":"` + bigPath + `"}}`, want: wantBlock, check: layer("boundary", "picket.canonicalize")},
+		{name: "symlink loop", payload: preRead + `{"file_path":"$P/loop/x"}}`, want: wantBlock, check: layer("boundary", "picket.canonicalize"),
+			setup: func(h *hookProject) { os.Symlink("loop", filepath.Join(h.dir, "loop")) }},
+		{name: "path through a file", payload: preRead + `{"file_path":"$P/README.md/x"}}`, want: wantBlock, check: layer("boundary", "picket.canonicalize")},
+		{name: "newline and ANSI escape in path", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/etc/x\nforged line\u001b[2J","content":"WRITE-CONTENT-MARKER"}}`, want: wantBlock, check: layer("boundary", "filesystem.allowWrite")},
+		{name: "dotdot into a blocked name", payload: preRead + `{"file_path":"$P/src/../.env"}}`, want: wantBlock},
+		{name: "symlink to .env", payload: preRead + `{"file_path":"$P/innocent.txt"}}`, want: wantBlock, check: layer("blocklist", "picket.blocklist"),
+			setup: func(h *hookProject) { os.Symlink(".env", filepath.Join(h.dir, "innocent.txt")) }},
+		{name: "tilde to ssh key", payload: preRead + `{"file_path":"~/.ssh/id_ed25519"}}`, want: wantBlock, check: layer("blocklist", "filesystem.denyRead")},
+		// Policies picket cannot use.
+		{name: "broken policy", payload: preRead + `{"file_path":"$P/README.md"}}`, want: wantError, fence: `{"extends": "code",`},
+		{name: "policy of the wrong shape", payload: preRead + `{"file_path":"$P/README.md"}}`, want: wantError, fence: `{"filesystem": {"denyRead": ".env"}}`},
+		{name: "pattern that does not compile", payload: preRead + `{"file_path":"$P/README.md"}}`, want: wantError, fence: `{"filesystem": {"denyRead": ["[z-a]"]}}`},
+		{name: "extends a missing file", payload: preRead + `{"file_path":"$P/README.md"}}`, want: wantError, fence: `{"extends": "./nope.jsonc"}`},
+		{name: "extends cycle", payload: preRead + `{"file_path":"$P/README.md"}}`, want: wantError, fence: `{"extends": "./fence.jsonc"}`},
+		// Plain blocks.
+		{name: ".env read", payload: preEnv, want: wantBlock, check: layer("blocklist", "picket.blocklist")},
+		{name: ".env relative", payload: preRead + `{"file_path":".env"}}`, want: wantBlock},
+		{name: "write outside", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/etc/picket-outside.txt","content":"WRITE-CONTENT-MARKER"}}`, want: wantBlock, check: layer("boundary", "filesystem.allowWrite")},
+		{name: "edit .env", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":".env","old_string":"a","new_string":"WRITE-CONTENT-MARKER"}}`, want: wantBlock},
+		{name: "grep negated glob reaches .env", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"SECRET","glob":"!*.md"}}`, want: wantBlock},
+		{name: "grep glob list reaches .env", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"SECRET","glob":"*.md,.env"}}`, want: wantBlock},
+		{name: "grep class glob reaches .env", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"SECRET","glob":".[!x]nv"}}`, want: wantBlock},
+		// Events and tools picket does not judge, and allowed calls.
+		{name: "Bash", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat .env"}}`, want: wantPass},
+		{name: "Bash with bad input", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":1}}`, want: wantPass},
+		{name: "unknown tool", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Frobnicate","tool_input":{"file_path":"$P/.env"}}`, want: wantPass},
+		{name: "mcp tool", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"mcp__fs__read_file","tool_input":{"path":"$P/.env"}}`, want: wantPass},
+		{name: "WebFetch", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"file://$P/.env"}}`, want: wantPass},
+		{name: "PostToolUse", payload: `{"cwd":"$P","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"$P/.env"},"tool_response":{}}`, want: wantPass},
+		{name: "Stop", payload: `{"session_id":"s","cwd":"$P","hook_event_name":"Stop","stop_hook_active":false}`, want: wantPass},
+		{name: "UserPromptSubmit", payload: `{"session_id":"s","cwd":"$P","hook_event_name":"UserPromptSubmit","prompt":"read .env"}`, want: wantPass},
+		{name: "SessionEnd", payload: `{"session_id":"s","cwd":"$P","hook_event_name":"SessionEnd","reason":"other"}`, want: wantPass},
+		{name: "unknown event", payload: `{"cwd":"$P","hook_event_name":"Notification","message":"hi"}`, want: wantPass},
+		{name: "allowed Read", payload: preRead + `{"file_path":"$P/README.md"}}`, want: wantPass},
+		{name: "allowed Read, unknown fields", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"$P/README.md","x":[1,{"y":null}]},"effort":{"level":"high"},"__proto__":{"tool_name":"Bash"}}`, want: wantPass},
+		{name: "allowed Grep with a glob that skips .env", payload: `{"cwd":"$P","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"x","glob":"*.{md,go}"}}`, want: wantPass},
+	}
+}
+
+func TestHookHostile(t *testing.T) {
+	cases := hostileCases()
+	if len(cases) < 30 {
+		t.Fatalf("only %d hostile payloads, want at least 30", len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fence := tc.fence
+			if fence == "" {
+				fence = hookFence
+			}
+			h := newHookProject(t, fence)
+			if tc.setup != nil {
+				tc.setup(h)
+			}
+			payload := strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(tc.payload)
+			a := h.run(payload)
+			if a.code != 0 {
+				t.Errorf("hook exit status = %d, want 0", a.code)
+			}
+			if got := a.kind(); got != tc.want {
+				t.Fatalf("hook answer = %v, want %v\nstdout: %s\nstderr: %s", got, tc.want, a.stdout, a.stderr)
+			}
+			for _, leak := range []string{envSecret, "WRITE-CONTENT-MARKER"} {
+				if strings.Contains(a.stdout+a.stderr, leak) {
+					t.Errorf("hook output carries %q:\n%s%s", leak, a.stdout, a.stderr)
+				}
+			}
+			if log, _ := os.ReadFile(h.auditPath()); bytes.Contains(log, []byte(envSecret)) || bytes.Contains(log, []byte("WRITE-CONTENT-MARKER")) {
+				t.Errorf("audit log carries file or Write content:\n%s", log)
+			}
+			if tc.want != wantBlock {
+				return
+			}
+			// Not encoding/json into a struct: it matches keys in any case
+			// and would name "Bash" for the Tool_Name case.
+			ev, err := hook.ParseClaude([]byte(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := checkBlock(t, a.reason, ev.Tool)
+			if tc.check != nil {
+				tc.check(t, b)
+			}
+		})
+	}
+}
+
+func TestHookArguments(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	env := h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "README.md")})
+	for _, args := range [][]string{{"--agent", "codex"}, {"--no-such-flag"}, {"--deadline", "soon"}} {
+		a := h.run(env, args...)
+		if a.code != 0 || a.kind() != wantError {
+			t.Errorf("hook %v: exit %d, answer %v, want 0 and an error deny", args, a.code, a.kind())
+		}
+	}
+	if a := h.run(env, "--agent", "claude", "--headless"); a.code != 0 || a.kind() != wantPass {
+		t.Errorf("hook --agent claude --headless: exit %d, answer %v, want 0 and pass", a.code, a.kind())
+	}
+}
+
+// TestHookBlockMessage pins what the model reads for the issue's two
+// typical blocks, and that the audit line names the rule but no content.
+func TestHookBlockMessage(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	a := h.run(h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, ".env")}))
+	b := checkBlock(t, a.reason, "Read")
+	want := blockBody{Tool: "Read", Access: "read", Path: filepath.Join(h.dir, ".env"), Resolved: filepath.Join(h.dir, ".env"),
+		Layer: "blocklist", Rule: "picket.blocklist", Pattern: ".env", Source: filepath.Join(h.dir, "fence.jsonc")}
+	b.Suggestion = ""
+	if b != want {
+		t.Errorf("block message = %+v, want %+v", b, want)
+	}
+	if first, _, _ := strings.Cut(a.reason, "\n"); first != "picket: blocked Read "+filepath.Join(h.dir, ".env") {
+		t.Errorf("block message first line = %q", first)
+	}
+
+	outside := "/etc/picket-notes.txt" // t.TempDir() is under /tmp, which code allows writing
+	a = h.run(h.pre("Write", map[string]any{"file_path": outside, "content": "WRITE-CONTENT-MARKER"}))
+	b = checkBlock(t, a.reason, "Write")
+	if b.Layer != "boundary" || b.Rule != "filesystem.allowWrite" || b.Suggestion == "" || b.Path != outside {
+		t.Errorf("write outside: block message = %+v", b)
+	}
+	if strings.Contains(a.stdout, "WRITE-CONTENT-MARKER") {
+		t.Errorf("block message carries the Write's content")
+	}
+}
