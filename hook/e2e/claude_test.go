@@ -99,12 +99,23 @@ func claudeBinary(t *testing.T) string {
 	return ""
 }
 
-// scratch makes a directory for one test run under the repository's
-// .cache/e2e-tmp, outside the system temp dir, which picket's default policy
-// makes writable. It is removed unless the test fails.
+// scratch makes a directory for one test run outside every place the
+// `code` template makes writable (/tmp, /var/tmp, ~/.cache): the
+// repository's .cache/e2e-tmp when the checkout is not itself in one of
+// them, else /var/lib/picket-e2e (CI may clone anywhere, /tmp included).
+// PICKET_E2E_TMP overrides both. It is removed unless the test fails.
 func scratch(t *testing.T) string {
 	t.Helper()
-	parent := filepath.Join(repoRoot(t), ".cache", "e2e-tmp")
+	parent := os.Getenv("PICKET_E2E_TMP")
+	if parent == "" {
+		parent = filepath.Join(repoRoot(t), ".cache", "e2e-tmp")
+		if inWritableByDefault(parent) {
+			parent = "/var/lib/picket-e2e"
+		}
+	}
+	if inWritableByDefault(parent) {
+		t.Fatalf("scratch dir %s is under a directory the code template makes writable; set PICKET_E2E_TMP", parent)
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +131,22 @@ func scratch(t *testing.T) string {
 		os.RemoveAll(dir)
 	})
 	return dir
+}
+
+// inWritableByDefault reports whether dir (resolved) is under /tmp,
+// /var/tmp or ~/.cache.
+func inWritableByDefault(dir string) bool {
+	real := dir
+	if r, err := filepath.EvalSymlinks(filepath.Dir(dir)); err == nil {
+		real = filepath.Join(r, filepath.Base(dir))
+	}
+	home, _ := os.UserHomeDir()
+	for _, p := range []string{"/tmp", "/var/tmp", filepath.Join(home, ".cache")} {
+		if real == p || strings.HasPrefix(real, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func randomHex(t *testing.T) string {
