@@ -32,9 +32,10 @@ func checkCanaries(t *target) []Warning {
 			continue
 		}
 		var hit, still []string
+		matches := t.matcher(e.field, e.rule)
 		for _, c := range canaries {
 			p, ok := t.canaryPath(c)
-			if !ok || c.field != e.field || !t.allows(e.field, e.rule, p) {
+			if !ok || c.field != e.field || !matches(p) {
 				continue
 			}
 			hit = append(hit, c.path)

@@ -214,6 +214,18 @@ func TestRun(t *testing.T) {
 		want: []string{file + ":3:18 [never-matches]"},
 		msg:  `has ".." after a glob`,
 	}, {
+		name: "a trailing slash after a glob never matches",
+		src: `{
+  "filesystem": {
+    "denyWrite": ["~/.config/*/"]
+  }
+}`,
+		want: []string{file + ":3:19 [never-matches]"},
+		msg:  `has an empty component ("//" or a trailing "/") after a glob`,
+	}, {
+		name: "a trailing slash on a literal path is fine",
+		src:  `{"filesystem": {"denyWrite": ["~/.config/"]}}`,
+	}, {
 		name: ".. climbing above /",
 		src: `{
   "filesystem": {

@@ -152,15 +152,15 @@ func quoteList(ss []string) string {
 }
 
 // checkFusedGlobstar warns on a "**" that shares a path component with
-// other characters: only a whole "**" component spans directories in
-// fence, so "a**" is at best a "*" and often a typo.
+// other characters: often a typo for "*", and read differently by
+// different matchers (picket's crosses directories).
 func checkFusedGlobstar(t *target) []Warning {
 	var out []Warning
 	for _, e := range t.entries(allFields...) {
 		for _, part := range strings.Split(e.rule.Pattern, "/") {
 			if strings.Contains(part, "**") && part != "**" {
 				out = append(out, t.warn(e, CodeFusedGlobstar,
-					"%s entry %q fuses \"**\" with other characters in %q; use \"*\" within a name, or \"**\" as a whole path component to span directories",
+					"%s entry %q fuses \"**\" with other characters in %q: picket's matcher lets it cross directories (\"a**\" matches \"a/b/c\") where other glob matchers read it as \"*\"; use \"*\" within a name, or \"**\" as a whole path component",
 					e.field, e.rule.Pattern, part))
 				break
 			}
@@ -196,12 +196,19 @@ func (t *target) reach(e entry) (Warning, bool) {
 	if anchor == anywhereAnchor {
 		lit, glob = nil, strings.Split(text, "/")
 	}
-	for i, part := range glob {
-		if part == "." || part == ".." || part == "" && i < len(glob)-1 {
-			return t.warn(e, CodeNeverMatches,
-				"%s entry %q has %q after a glob: the paths picket judges are resolved and never hold it, so the entry never matches; write the path without it",
-				e.field, p, part), true
+	for _, part := range glob {
+		what := ""
+		switch part {
+		case ".", "..":
+			what = `"` + part + `"`
+		case "":
+			what = `an empty component ("//" or a trailing "/")`
+		default:
+			continue
 		}
+		return t.warn(e, CodeNeverMatches,
+			"%s entry %q has %s after a glob: the paths picket judges are resolved and never hold one, so the entry never matches; write the path without it",
+			e.field, p, what), true
 	}
 	if anchor == anywhereAnchor {
 		return Warning{}, false

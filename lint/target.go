@@ -165,11 +165,12 @@ func (t *target) resolve(p string) string {
 	return p
 }
 
-// allows reports whether rule, alone in allowRead or allowWrite, matches
-// path, using decide's own matching. The probe policy is read-only with
+// matcher returns whether rule, alone in allowRead or allowWrite, matches
+// a path, using decide's own matching. The probe policy is read-only with
 // strictDenyRead, so a read passes the boundary only through the allow
-// lists: exactly when the rule matches.
-func (t *target) allows(field string, rule decide.Rule, path string) bool {
+// lists: exactly when the rule matches. A rule that does not compile on its
+// own matches nothing.
+func (t *target) matcher(field string, rule decide.Rule) func(path string) bool {
 	s := decide.Spec{
 		Root: t.spec.Root, Home: t.spec.Home, Mode: decide.ReadOnly,
 		StrictDenyRead: true, CaseInsensitive: t.spec.CaseInsensitive,
@@ -181,9 +182,12 @@ func (t *target) allows(field string, rule decide.Rule, path string) bool {
 	}
 	p, err := decide.Compile(s)
 	if err != nil {
-		return false
+		return func(string) bool { return false }
 	}
-	return decide.Decide(p, decide.Request{Access: decide.Read, Path: path, Resolved: t.resolve(path), Size: -1}).Allow
+	return func(path string) bool {
+		r := decide.Request{Access: decide.Read, Path: path, Resolved: t.resolve(path), Size: -1}
+		return decide.Decide(p, r).Allow
+	}
 }
 
 // denied returns the decision of the policy's denies alone (denyRead,
