@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -23,12 +27,12 @@ const envSecret = "SECRET_VALUE=hunter2-7f3a"
 // hookProject is a project dir with a fence.jsonc, and HOME and the XDG
 // dirs of its own, all under t.TempDir().
 type hookProject struct {
-	t                         *testing.T
+	t                         testing.TB
 	dir, home, state, session string
 	env                       []string
 }
 
-func newHookProject(t *testing.T, fence string) *hookProject {
+func newHookProject(t testing.TB, fence string) *hookProject {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -435,4 +439,290 @@ func TestHookBlockMessage(t *testing.T) {
 	if strings.Contains(a.stdout, "WRITE-CONTENT-MARKER") {
 		t.Errorf("block message carries the Write's content")
 	}
+}
+
+func TestHookRecursiveTools(t *testing.T) {
+	const secretsFence = `{"extends": "code", "picket": {"blocklist": [".env"]}, "filesystem": {"denyRead": ["**/secrets/**"]}}`
+	tests := []struct {
+		name, fence string
+		setup       func(h *hookProject)
+		tool        string
+		input       map[string]any
+		want        want
+		names       string // a block's reason or suggestion names this path
+	}{
+		{name: "grep over the project holding .env", tool: "Grep", input: map[string]any{"pattern": "SECRET"}, want: wantBlock, names: ".env"},
+		{name: "grep with the project as path", tool: "Grep", input: map[string]any{"pattern": "SECRET", "path": "$P", "output_mode": "content"}, want: wantBlock, names: ".env"},
+		{name: "grep with glob *.md", tool: "Grep", input: map[string]any{"pattern": "SECRET", "glob": "*.md"}, want: wantPass},
+		{name: "grep with glob **/*.go", tool: "Grep", input: map[string]any{"pattern": "SECRET", "glob": "**/*.go"}, want: wantPass},
+		{name: "grep with glob .env*", tool: "Grep", input: map[string]any{"pattern": "SECRET", "glob": ".env*"}, want: wantBlock, names: ".env"},
+		{name: "grep below the secret", tool: "Grep", input: map[string]any{"pattern": "SECRET", "path": "src"}, want: wantPass},
+		{name: "grep a nested .env", tool: "Grep", input: map[string]any{"pattern": "SECRET", "path": "src"}, want: wantBlock, names: "deep/.env",
+			setup: func(h *hookProject) { h.write("src/deep/.env", envSecret) }},
+		{name: "glob **/*.md", tool: "Glob", input: map[string]any{"pattern": "**/*.md"}, want: wantPass},
+		{name: "glob **/*", tool: "Glob", input: map[string]any{"pattern": "**/*"}, want: wantBlock, names: ".env"},
+		{name: "glob .env by name", tool: "Glob", input: map[string]any{"pattern": ".env"}, want: wantBlock},
+		{name: "glob climbing out to a key", tool: "Glob", input: map[string]any{"pattern": "../home/.ssh/*"}, want: wantBlock, names: "id_rsa",
+			setup: func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }},
+		{name: "glob climbing out, nothing denied", tool: "Glob", input: map[string]any{"pattern": "../home/**/*.txt"}, want: wantPass,
+			setup: func(h *hookProject) { h.write(filepath.Join(h.home, "notes", "a.txt"), "x") }},
+		{name: "secrets dir", fence: secretsFence, tool: "Grep", input: map[string]any{"pattern": "x", "path": "src"}, want: wantBlock, names: "secrets",
+			setup: func(h *hookProject) { h.write("src/secrets/token.txt", "TOKEN") }},
+		{name: "secrets dir, glob *.go", fence: secretsFence, tool: "Grep", input: map[string]any{"pattern": "x", "path": "src", "glob": "*.go"}, want: wantBlock, names: "secrets",
+			setup: func(h *hookProject) { h.write("src/secrets/token.go", "TOKEN") }},
+		{name: "symlink in the tree to a denied file", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src"}, want: wantBlock, names: "notes.txt",
+			setup: func(h *hookProject) {
+				key := h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "KEY")
+				os.Symlink(key, filepath.Join(h.dir, "src", "notes.txt"))
+			}},
+		{name: "symlink in the tree to .env", tool: "Glob", input: map[string]any{"pattern": "*.txt", "path": "src"}, want: wantBlock, names: "env.txt",
+			setup: func(h *hookProject) { os.Symlink("../.env", filepath.Join(h.dir, "src", "env.txt")) }},
+		{name: "no denied path", tool: "Grep", input: map[string]any{"pattern": "x"}, want: wantPass,
+			setup: func(h *hookProject) {
+				os.Remove(filepath.Join(h.dir, ".env"))
+				h.write("docs/a/b/c.md", "x")
+				os.Symlink("../README.md", filepath.Join(h.dir, "docs", "readme-link.md"))
+			}},
+		{name: "no denied path, glob", tool: "Glob", input: map[string]any{"pattern": "**/*"}, want: wantPass,
+			setup: func(h *hookProject) { os.Remove(filepath.Join(h.dir, ".env")) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fence := tt.fence
+			if fence == "" {
+				fence = hookFence
+			}
+			h := newHookProject(t, fence)
+			if tt.setup != nil {
+				tt.setup(h)
+			}
+			in := map[string]any{}
+			for k, v := range tt.input {
+				if s, ok := v.(string); ok {
+					v = strings.ReplaceAll(s, "$P", h.dir)
+				}
+				in[k] = v
+			}
+			a := h.run(h.pre(tt.tool, in))
+			if got := a.kind(); a.code != 0 || got != tt.want {
+				t.Fatalf("%s %v: exit %d, answer %v, want %v\n%s%s", tt.tool, tt.input, a.code, got, tt.want, a.stdout, a.stderr)
+			}
+			if tt.want != wantBlock {
+				return
+			}
+			b := checkBlock(t, a.reason, tt.tool)
+			if !strings.Contains(a.reason, tt.names) || !strings.Contains(b.Suggestion, tt.names) {
+				t.Errorf("block reason does not name %s:\n%s", tt.names, a.reason)
+			}
+		})
+	}
+}
+
+func TestHookReadBeforeEdit(t *testing.T) {
+	h := newHookProject(t, `{"extends": "code", "picket": {"writeGuards": {"readBeforeEdit": true}}}`)
+	readme := filepath.Join(h.dir, "README.md")
+	edit := h.pre("Edit", map[string]any{"file_path": readme, "old_string": "project", "new_string": "WRITE-CONTENT-MARKER"})
+	check := func(step string, a hookAnswer, w want) {
+		t.Helper()
+		if got := a.kind(); a.code != 0 || got != w {
+			t.Fatalf("%s: exit %d, answer %v, want %v\n%s%s", step, a.code, got, w, a.stdout, a.stderr)
+		}
+		if w == wantBlock {
+			if b := checkBlock(t, a.reason, "Edit"); b.Layer != "write-guard" || b.Rule != "picket.writeGuards.readBeforeEdit" {
+				t.Errorf("%s: blocked at %s by %s, want write-guard, picket.writeGuards.readBeforeEdit", step, b.Layer, b.Rule)
+			}
+		}
+	}
+	check("edit before any read", h.run(edit), wantBlock)
+	check("post read", h.run(h.event(hook.EventPostToolUse, "Read", map[string]any{"file_path": readme})), wantPass)
+	check("edit after the read", h.run(edit), wantPass)
+
+	other := *h
+	other.session = "another-session"
+	check("edit from another session", other.run(other.pre("Edit", map[string]any{"file_path": readme})), wantBlock)
+
+	h.write("README.md", "# changed behind the agent's back\n")
+	check("edit after the file changed", h.run(edit), wantBlock)
+	check("post read again", h.run(h.event(hook.EventPostToolUse, "Read", map[string]any{"file_path": "README.md"})), wantPass)
+	check("edit after reading again (relative path)", h.run(edit), wantPass)
+
+	// The agent's own edit is what it has seen.
+	h.write("README.md", "# edited by the agent\n")
+	check("post edit", h.run(h.event(hook.EventPostToolUse, "Edit", map[string]any{"file_path": readme})), wantPass)
+	check("edit after its own edit", h.run(edit), wantPass)
+
+	newFile := h.pre("Write", map[string]any{"file_path": filepath.Join(h.dir, "src", "new.go"), "content": "package main\n"})
+	check("write of a new file", h.run(newFile), wantPass)
+
+	ledgers, _ := filepath.Glob(filepath.Join(h.state, "picket", "ledger", "*.json"))
+	if len(ledgers) != 1 {
+		t.Fatalf("ledger files = %v, want one for the session", ledgers)
+	}
+	check("session end", h.run(h.event(hook.EventSessionEnd, "", nil)), wantPass)
+	if _, err := os.Stat(ledgers[0]); !os.IsNotExist(err) {
+		t.Errorf("SessionEnd left the ledger %s (stat: %v)", ledgers[0], err)
+	}
+	check("edit after the session ended", h.run(edit), wantBlock)
+}
+
+func TestHookAudit(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	envPath := filepath.Join(h.dir, ".env")
+	h.run(h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "README.md")}))
+	if lines := auditLines(t, h.auditPath()); len(lines) != 0 {
+		t.Errorf("an allowed call wrote %d audit lines, want none", len(lines))
+	}
+	h.run(h.pre("Read", map[string]any{"file_path": envPath}))
+	h.run(h.pre("Write", map[string]any{"file_path": "/etc/picket-audit.txt", "content": "WRITE-CONTENT-MARKER"}))
+	lines := auditLines(t, h.auditPath())
+	if len(lines) != 2 {
+		t.Fatalf("two blocks wrote %d audit lines, want 2", len(lines))
+	}
+	want := map[string]any{"session": h.session, "agent": "claude", "decision": "block", "tool": "Read", "access": "read",
+		"path": envPath, "resolved": envPath, "layer": "blocklist", "rule": "picket.blocklist", "pattern": ".env",
+		"source": filepath.Join(h.dir, "fence.jsonc")}
+	for k, v := range want {
+		if lines[0][k] != v {
+			t.Errorf("audit line %q = %v, want %v", k, lines[0][k], v)
+		}
+	}
+	ts, _ := lines[0]["ts"].(string)
+	if parsed, err := time.Parse("2006-01-02T15:04:05.000Z", ts); err != nil || time.Since(parsed) > time.Minute {
+		t.Errorf("audit ts = %q, want RFC 3339 UTC with milliseconds, now", ts)
+	}
+	if lines[1]["tool"] != "Write" || lines[1]["layer"] != "boundary" || lines[1]["rule"] != "filesystem.allowWrite" {
+		t.Errorf("second audit line = %v", lines[1])
+	}
+	if fi, err := os.Stat(h.auditPath()); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("audit log mode = %v (%v), want 0600", fi.Mode(), err)
+	}
+	raw, _ := os.ReadFile(h.auditPath())
+	if bytes.Contains(raw, []byte(envSecret)) || bytes.Contains(raw, []byte("WRITE-CONTENT-MARKER")) {
+		t.Errorf("audit log carries content:\n%s", raw)
+	}
+
+	// logAllows and a custom path, "~/" expanded.
+	h2 := newHookProject(t, `{"extends": "code", "picket": {"audit": {"logAllows": true, "path": "~/logs/fence-audit.log"}}}`)
+	h2.run(h2.pre("Read", map[string]any{"file_path": filepath.Join(h2.dir, "README.md")}))
+	h2.run(h2.pre("Bash", map[string]any{"command": "ls"}))
+	custom := filepath.Join(h2.home, "logs", "fence-audit.log")
+	lines = auditLines(t, custom)
+	if len(lines) != 1 || lines[0]["decision"] != "allow" || lines[0]["tool"] != "Read" {
+		t.Errorf("logAllows: audit lines in %s = %v, want one allow for the Read", custom, lines)
+	}
+	if _, err := os.Stat(h2.auditPath()); !os.IsNotExist(err) {
+		t.Errorf("picket.audit.path set, but the default log was written too")
+	}
+
+	// An absolute path; an unwritable log never changes the decision.
+	abs := filepath.Join(t.TempDir(), "a", "audit.ndjson")
+	h3 := newHookProject(t, `{"extends": "code", "picket": {"blocklist": [".env"], "audit": {"path": "`+abs+`"}}}`)
+	h3.run(h3.pre("Read", map[string]any{"file_path": filepath.Join(h3.dir, ".env")}))
+	if lines := auditLines(t, abs); len(lines) != 1 || lines[0]["decision"] != "block" {
+		t.Errorf("audit lines in %s = %v, want one block", abs, lines)
+	}
+	h4 := newHookProject(t, `{"extends": "code", "picket": {"blocklist": [".env"], "audit": {"path": "`+filepath.Join(h.dir, "README.md", "audit.log")+`"}}}`)
+	a := h4.run(h4.pre("Read", map[string]any{"file_path": filepath.Join(h4.dir, ".env")}))
+	if a.code != 0 || a.kind() != wantBlock || !strings.Contains(a.stderr, "picket: warning: failed to write the audit log") {
+		t.Errorf("unwritable audit log: exit %d, answer %v, stderr %q; want 0, block and a warning", a.code, a.kind(), a.stderr)
+	}
+}
+
+// buildPicket builds the picket binary into a temp dir.
+func buildPicket(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "picket")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestHookDeadline runs the real binary on a policy that is a FIFO nobody
+// writes: reading it blocks forever, as on a hung file system. The hook
+// must answer deny on its own, well before Claude Code's timeout.
+func TestHookDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	h := newHookProject(t, hookFence)
+	fence := filepath.Join(h.dir, "fence.jsonc")
+	os.Remove(fence)
+	if err := syscall.Mkfifo(fence, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	bin := buildPicket(t)
+	for _, ev := range []string{
+		h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "README.md")}),
+		h.event(hook.EventSessionStart, "", nil),
+	} {
+		cmd := exec.Command(bin, "hook", "--deadline", "300ms")
+		cmd.Env = h.env
+		cmd.Stdin = strings.NewReader(ev)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		took := time.Since(start)
+		if err != nil {
+			t.Errorf("hook on a hung policy: %v (want exit 0)\n%s", err, stderr.String())
+		}
+		if took > time.Second {
+			t.Errorf("hook on a hung policy took %v, want about 300ms", took)
+		}
+		var out struct{ HookSpecificOutput map[string]string }
+		json.Unmarshal(stdout.Bytes(), &out)
+		o := out.HookSpecificOutput
+		if o["permissionDecision"] != "deny" || !strings.HasPrefix(o["permissionDecisionReason"], "picket: error: ") {
+			t.Errorf("hook on a hung policy printed %q, want an error deny", stdout.String())
+		}
+		if !strings.Contains(stderr.String(), "deadline") {
+			t.Errorf("hook stderr = %q, want it to name the deadline", stderr.String())
+		}
+	}
+}
+
+// FuzzClaudeHook runs the real CLI on arbitrary stdin. It must never
+// panic (a recovered panic answers "internal error", which fails too),
+// always exit 0, and fail closed: a payload ParseClaude rejects, or a
+// PreToolUse on a file tool whose input does not map to paths, is denied.
+func FuzzClaudeHook(f *testing.F) {
+	h := newHookProject(f, hookFence)
+	replacer := strings.NewReplacer("$P", h.dir, "$H", h.home)
+	for _, tc := range hostileCases() {
+		if tc.fence == "" && tc.setup == nil && len(tc.payload) < 1<<16 {
+			f.Add(replacer.Replace(tc.payload))
+		}
+	}
+	fixtures, err := os.ReadFile(filepath.Join("..", "..", "hook", "testdata", "claude-code-2.1.328", "events.ndjson"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(fixtures)), "\n") {
+		f.Add(strings.ReplaceAll(line, "/home/dev/project", h.dir))
+	}
+	f.Fuzz(func(t *testing.T, payload string) {
+		ev, perr := hook.ParseClaude([]byte(payload))
+		var terr error
+		if perr == nil {
+			_, terr = hook.ClaudeTargets(ev.Tool, ev.Input)
+		}
+		a := runHookCLI(t, h.env, payload)
+		if a.code != 0 {
+			t.Fatalf("hook exit status = %d", a.code)
+		}
+		if strings.Contains(a.reason, "internal error") {
+			t.Fatalf("hook recovered from a panic: %s", a.reason)
+		}
+		switch {
+		case perr != nil && !a.deny:
+			t.Fatalf("ParseClaude error %q, but the hook answered %q", perr, a.stdout)
+		case perr == nil && ev.Event == hook.EventPreToolUse && terr != nil && !errors.Is(terr, hook.ErrNotJudged) && !a.deny:
+			t.Fatalf("%s input does not map (%v), but the hook answered %q", ev.Tool, terr, a.stdout)
+		case perr == nil && ev.Event == hook.EventPreToolUse && errors.Is(terr, hook.ErrNotJudged) && a.stdout != "":
+			t.Fatalf("%s is not judged, but the hook answered %q", ev.Tool, a.stdout)
+		}
+	})
 }
