@@ -117,43 +117,23 @@ func (c *cli) claudeEvent(in []byte) []byte {
 
 func (c *cli) claudePreToolUse(ev hook.ClaudeEvent) []byte {
 	call := hook.Call{Agent: "claude", Session: ev.Session, Turn: ev.PromptID, Cwd: ev.Cwd, Tool: ev.Tool, Input: ev.Input}
-	if ev.Session != "" {
-		store := c.grantStore()
-		call.Granted = func(a decide.Access, resolved string) bool {
-			ok, err := store.Has(ev.Session, string(a), resolved)
-			return err == nil && ok
-		}
-	}
 	if _, err := hook.ClaudeTargets(ev.Tool, ev.Input); errors.Is(err, hook.ErrNotJudged) {
 		return nil
 	}
-	entry := audit.Entry{Session: ev.Session, Agent: "claude", Tool: ev.Tool}
 	loaded, err := c.eventPolicy(ev)
-	if err != nil {
-		entry.Decision, entry.Reason = "error", err.Error()
-		c.audit(nil, entry)
-		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, fmt.Errorf("policy: %w", err)))
-	}
-	d, _, err := hook.Judge(loaded.Policy, call, c.ledger())
-	if err != nil {
-		entry.Decision, entry.Reason = "error", err.Error()
-		c.audit(loaded, entry)
-		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, err))
-	}
-	fillEntry(&entry, d)
-	if d.Allow {
-		if loaded.Settings.Audit.LogAllows {
-			entry.Decision = "allow"
-			c.audit(loaded, entry)
-		}
+	v := c.judgeCall(loaded, err, call)
+	switch {
+	case v.err != nil:
+		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, v.err))
+	case v.d.Allow:
 		return nil
 	}
-	gc := grantCall{agent: "claude", session: ev.Session, turn: ev.PromptID, cwd: ev.Cwd, tool: ev.Tool}
-	outcome := c.askGrant(loaded, gc, d)
-	c.audit(loaded, grantEntry(entry, outcome))
+	outcome := c.askGrant(loaded, grantCallOf(call), v.d)
+	c.audit(loaded, grantEntry(v.entry, outcome))
 	if outcome.allow {
 		return nil // granted: no decision, so Claude Code's own rules still apply
 	}
+	d := v.d
 	if outcome.note != "" {
 		d.Reason = joinReason(d.Reason, outcome.note)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/picketdev/picket/decide"
 	"io"
 	"strings"
 	"time"
@@ -20,6 +21,9 @@ type cli struct {
 	// extend, when set, moves the hook's internal deadline: a person
 	// answering a prompt needs longer than a decision does.
 	extend func(time.Duration)
+	// modes, when set, returns a session's own mode (picket serve keeps
+	// them; one session switching mode never changes another's).
+	modes func(session string) decide.Mode
 }
 
 // extendDeadline gives the running hook d more time from now.

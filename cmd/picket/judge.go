@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/hook"
+)
+
+// verdict is the decision on one tool call before any person is asked.
+type verdict struct {
+	d     decide.Decision
+	err   error       // picket could not judge the call: deny it
+	entry audit.Entry // the audit line, filled from d
+}
+
+// judgeCall decides a file tool call with session grants applied, and
+// audits errors and (with logAllows) allows. A denied verdict is not yet
+// audited: the caller may ask a person first. Both `picket hook` and
+// `picket serve` go through here, so an agent's call is judged the same way
+// by either.
+func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call) verdict {
+	entry := audit.Entry{Session: call.Session, Agent: call.Agent, Tool: call.Tool}
+	if loadErr != nil {
+		entry.Decision, entry.Reason = "error", loadErr.Error()
+		c.audit(nil, entry)
+		return verdict{err: fmt.Errorf("policy: %w", loadErr), entry: entry}
+	}
+	if call.Session != "" && call.Granted == nil {
+		store := c.grantStore()
+		call.Granted = func(a decide.Access, resolved string) bool {
+			ok, err := store.Has(call.Session, string(a), resolved)
+			return err == nil && ok
+		}
+	}
+	policy := loaded.Policy
+	if m := c.sessionMode(call.Session); m != "" {
+		policy = policy.WithMode(m)
+	}
+	d, _, err := hook.Judge(policy, call, c.ledger())
+	if err != nil {
+		entry.Decision, entry.Reason = "error", err.Error()
+		c.audit(loaded, entry)
+		return verdict{err: err, entry: entry}
+	}
+	fillEntry(&entry, d)
+	if d.Allow && loaded.Settings.Audit.LogAllows {
+		entry.Decision = "allow"
+		c.audit(loaded, entry)
+	}
+	return verdict{d: d, entry: entry}
+}
+
+// sessionMode is the mode a session switched to (picket serve's mode op);
+// "" keeps the policy's.
+func (c *cli) sessionMode(session string) decide.Mode {
+	if c.modes == nil || session == "" {
+		return ""
+	}
+	return c.modes(session)
+}
+
+func grantCallOf(call hook.Call) grantCall {
+	return grantCall{agent: call.Agent, session: call.Session, turn: call.Turn, cwd: call.Cwd, tool: call.Tool}
+}
