@@ -86,10 +86,18 @@ Usage:
   picket check [--cwd DIR] [--config FILE] [--json] ACCESS PATH...
   picket show [--cwd DIR] [--config FILE] [--json]
   picket validate [FILE]
-  picket hook [--agent claude]
+  picket lint [--cwd DIR] [--config FILE] [--json] [--strict]
+  picket init [--template NAME] [--force] [--cwd DIR]
+  picket hook [--agent claude] [--headless]
+  picket serve
+  picket run [--cwd DIR] [--config FILE] [--session ID] [--unsandboxed] -- COMMAND [ARGS...]
+  picket prompt [--request FILE] [--answer FILE] [--tty PATH]
+  picket console [--socket PATH]
+  picket grants [--session ID] [--json]
+  picket grants revoke ACCESS PATH [--session ID]
   picket log [-f] [--json] [--session ID] [--decision D] [--since DUR] [N]
-  picket install claude [--project | --user] [--print]
-  picket uninstall claude [--project | --user]
+  picket install claude|pi [--project | --user] [--print]
+  picket uninstall claude|pi [--project | --user]
   picket version
   picket help
 
