@@ -34,7 +34,7 @@ func TestHookPromptTmux(t *testing.T) {
 	secret := filepath.Join(outside, "notes.txt")
 	os.WriteFile(secret, []byte("x\n"), 0o644)
 	// No extends: the temp dir must not be readable by policy.
-	os.WriteFile(filepath.Join(proj, "fence.jsonc"), []byte(`{"filesystem": {"defaultDenyRead": true, "allowRead": ["."]}}`), 0o644)
+	os.WriteFile(filepath.Join(proj, "fence.jsonc"), []byte("{\n  // the person's comment\n  \"filesystem\": {\"defaultDenyRead\": true, \"allowRead\": [\".\"]}\n}\n"), 0o644)
 
 	h := &hookTmux{t: t, base: base, bin: bin, home: home, proj: proj, secret: secret,
 		inner: fmt.Sprintf("picket-inner-%d", time.Now().UnixNano()), outer: fmt.Sprintf("picket-outer-%d", time.Now().UnixNano())}
@@ -73,6 +73,28 @@ func TestHookPromptTmux(t *testing.T) {
 		t.Fatalf("session B answered %q, want a block", out)
 	}
 	h.wantAudit(`"decision":"block"`)
+
+	// 4. Session C: "p" then "y" persists into the project's fence.jsonc,
+	// comments kept; a fresh session D then passes without a prompt.
+	h.call("sess-C", "turn-1")
+	h.waitClient("Allow read of this path?")
+	time.Sleep(700 * time.Millisecond)
+	h.typeKey("p")
+	h.waitClient("[y/N]")
+	time.Sleep(700 * time.Millisecond)
+	h.typeKey("y")
+	if out := h.result(); out != "" {
+		t.Fatalf("persisted call answered %q, want no output", out)
+	}
+	h.wantAudit("grant-persist")
+	policy, _ := os.ReadFile(filepath.Join(proj, "fence.jsonc"))
+	if !strings.Contains(string(policy), secret) || !strings.Contains(string(policy), "// the person's comment") {
+		t.Fatalf("fence.jsonc after persist:\n%s", policy)
+	}
+	h.call("sess-D", "turn-1")
+	if out := h.result(); out != "" {
+		t.Fatalf("a new session after persist answered %q, want no output", out)
+	}
 }
 
 type hookTmux struct {
