@@ -9,6 +9,7 @@ import (
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/grants"
+	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/persist"
 	"github.com/picketdev/picket/schema"
 	"github.com/picketdev/picket/tui"
@@ -59,7 +60,7 @@ func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision)
 		return grantOutcome{decision: "block", note: "the person chose to deny all further requests this turn"}
 	}
 	req := c.promptRequest(loaded, call, d, turn)
-	timeout := time.Duration(cmpOr(set.TimeoutSeconds, defaultPromptTimeout)) * time.Second
+	timeout := time.Duration(req.TimeoutSeconds) * time.Second
 	c.extendDeadline(timeout + 20*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+10*time.Second)
 	defer cancel()
@@ -106,7 +107,7 @@ func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Deci
 	req := tui.Request{
 		Agent: call.agent, Session: call.session, Cwd: call.cwd, Tool: call.tool, Access: string(d.Access),
 		Path: d.Path, Resolved: d.Resolved, Layer: string(d.Layer), Rule: d.Rule, Pattern: d.Pattern, Source: d.Source,
-		TimeoutSeconds: cmpOr(loaded.Settings.Prompt.TimeoutSeconds, defaultPromptTimeout),
+		TimeoutSeconds: promptTimeout(loaded.Settings.Prompt.TimeoutSeconds),
 	}
 	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err == nil && ok {
 		root := persist.ProjectRoot(call.cwd)
@@ -185,6 +186,14 @@ func validateSource(file string, src []byte) error {
 		return &decide.ProblemsError{Problems: probs}
 	}
 	return nil
+}
+
+// promptTimeout is the configured prompt timeout, capped so that waiting
+// for the prompt lock, the prompt and the answer stays well inside the hook
+// timeout `install` writes: an agent that kills a waiting hook fails open.
+func promptTimeout(configured int) int {
+	max := hook.ClaudeHookTimeout - 30
+	return min(cmpOr(configured, defaultPromptTimeout), max)
 }
 
 func cmpOr(v, def int) int {
