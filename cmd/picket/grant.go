@@ -45,19 +45,9 @@ func (c *cli) headless(loaded *decide.Loaded) bool {
 // can be reached, and carries out the answer: a session grant, or a
 // persisted allow entry after the person's explicit confirmation.
 func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision) grantOutcome {
-	if !d.Grantable() || c.headless(loaded) || call.session == "" {
-		return grantOutcome{decision: "block"}
-	}
-	set := loaded.Settings.Prompt
-	store := c.grantStore()
-	batchAfter := cmpOr(set.BatchAfter, defaultBatchAfter)
-	turn, err := store.NoteDenial(call.session, call.turn, string(d.Access), d.Resolved, batchAfter)
-	if err != nil {
-		c.warnf("grant state: %v", err)
-		return grantOutcome{decision: "block"}
-	}
-	if turn.DenyAll {
-		return grantOutcome{decision: "block", note: "the person chose to deny all further requests this turn"}
+	turn, final, ok := c.promptable(loaded, call, d)
+	if !ok {
+		return final
 	}
 	req := c.promptRequest(loaded, call, d, turn)
 	timeout := time.Duration(req.TimeoutSeconds) * time.Second
@@ -74,6 +64,27 @@ func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision)
 		c.warnf("prompt: %v", err)
 	}
 	return c.carryOut(loaded, call, d, ans, turn)
+}
+
+// promptable reports whether a block may be put to a person: it is
+// grantable, someone can be asked, and the person has not denied all of
+// this turn. On the way it notes the denial for batch limiting. When it
+// returns false, final is the block's outcome. `picket hook` and `picket
+// serve` both go through here, so a turn is limited the same way by either.
+func (c *cli) promptable(loaded *decide.Loaded, call grantCall, d decide.Decision) (turn grants.TurnState, final grantOutcome, ok bool) {
+	if !d.Grantable() || c.headless(loaded) || call.session == "" {
+		return turn, grantOutcome{decision: "block"}, false
+	}
+	batchAfter := cmpOr(loaded.Settings.Prompt.BatchAfter, defaultBatchAfter)
+	turn, err := c.grantStore().NoteDenial(call.session, call.turn, string(d.Access), d.Resolved, batchAfter)
+	if err != nil {
+		c.warnf("grant state: %v", err)
+		return turn, grantOutcome{decision: "block"}, false
+	}
+	if turn.DenyAll {
+		return turn, grantOutcome{decision: "block", note: "the person chose to deny all further requests this turn"}, false
+	}
+	return turn, grantOutcome{}, true
 }
 
 // ask shows the prompt, unless an identical request got an answer within
