@@ -66,18 +66,24 @@ func runShow(c *cli, args []string) int {
 		c.errorf("%v", err)
 		return 2
 	}
-	spec := loaded.Policy.Spec()
-	out := showOutput{
-		Chain: loaded.Chain, Root: spec.Root, Mode: loaded.Policy.Mode(), Policy: loaded.Raw,
-		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec),
-	}
+	out := showOf(loaded)
 	if *asJSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return 0
 	}
-	printShow(c.stdout, out, spec)
+	printShow(c.stdout, out, loaded.Policy.Spec())
 	return 0
+}
+
+// showOf is what `picket show --json` prints and `picket serve`'s show
+// operation answers.
+func showOf(loaded *decide.Loaded) showOutput {
+	spec := loaded.Policy.Spec()
+	return showOutput{
+		Chain: loaded.Chain, Root: spec.Root, Mode: loaded.Policy.Mode(), Policy: loaded.Raw,
+		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec),
+	}
 }
 
 func fieldSources(spec decide.Spec) map[string]string {
