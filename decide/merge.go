@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -228,15 +229,23 @@ func mergeRaw(base, child any) any {
 	case []any:
 		b, _ := base.([]any)
 		out := append([]any{}, b...)
-		for _, v := range c {
-			dup := false
-			for _, x := range out {
-				if reflect.DeepEqual(x, v) {
-					dup = true
-					break
-				}
+		// Most members are pattern strings: look those up in a set, so a
+		// long list does not cost a reflect.DeepEqual per pair.
+		strs := make(map[string]bool, len(out)+len(c))
+		for _, x := range out {
+			if s, ok := x.(string); ok {
+				strs[s] = true
 			}
-			if !dup {
+		}
+		for _, v := range c {
+			if s, ok := v.(string); ok {
+				if !strs[s] {
+					strs[s] = true
+					out = append(out, v)
+				}
+				continue
+			}
+			if !slices.ContainsFunc(out, func(x any) bool { return reflect.DeepEqual(x, v) }) {
 				out = append(out, v)
 			}
 		}

@@ -1,0 +1,166 @@
+// Package bench measures what picket's hook costs Claude Code on every
+// tool call: starting the process, loading the policy and deciding.
+//
+// Run it with a fixed count, since each iteration is two process starts:
+//
+//	go test ./hook/bench -bench HookStartup -benchtime 200x
+//
+// It reports the medians and 90th percentiles of `picket hook` on a
+// typical PreToolUse Read against a 100-rule policy (built as `go build`
+// does by default, and with CGO_ENABLED=0) and of a minimal Go program that
+// reads stdin and prints {}, run interleaved so all see the same machine
+// load, and their ratio. The targets are a ratio of at most
+// 2.0 and a hook median under 3 ms.
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// baseline is the least a Go hook can do.
+const baseline = `package main
+
+import (
+	"io"
+	"os"
+)
+
+func main() {
+	io.ReadAll(os.Stdin)
+	os.Stdout.WriteString("{}\n")
+}
+`
+
+func build(b *testing.B, dir, name, pkg string, env ...string) string {
+	b.Helper()
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), env...)
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build %s: %v\n%s", pkg, err, o)
+	}
+	return out
+}
+
+// policy100 is the code template plus 100 rules of the kinds people write.
+func policy100() string {
+	var deny, write, block []string
+	for i := range 50 {
+		deny = append(deny, fmt.Sprintf("%q", fmt.Sprintf("**/private-%d/**", i)))
+	}
+	for i := range 30 {
+		write = append(write, fmt.Sprintf("%q", fmt.Sprintf("generated/gen-%d/*.go", i)))
+	}
+	for i := range 20 {
+		block = append(block, fmt.Sprintf("%q", fmt.Sprintf("*.secret%d", i)))
+	}
+	return fmt.Sprintf(`// 100 rules on top of the code template.
+{
+  "extends": "code",
+  "filesystem": {
+    "denyRead": [%s],
+    "denyWrite": [%s]
+  },
+  "picket": {"blocklist": [%s]}
+}
+`, strings.Join(deny, ", "), strings.Join(write, ", "), strings.Join(block, ", "))
+}
+
+func run(b *testing.B, bin string, args, env []string, stdin []byte) (time.Duration, []byte) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", bin, err, out.Bytes())
+	}
+	return took, out.Bytes()
+}
+
+func quantile(d []time.Duration, q float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(q*float64(len(s)-1)+0.5)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func BenchmarkHookStartup(b *testing.B) {
+	tmp := b.TempDir()
+	picket := build(b, tmp, "picket", "github.com/picketdev/picket/cmd/picket")
+	// The same without cgo (net and os/user otherwise link libc
+	// dynamically), as a release build would be made.
+	static := build(b, tmp, "picket-static", "github.com/picketdev/picket/cmd/picket", "CGO_ENABLED=0")
+	src := filepath.Join(tmp, "baseline", "main.go")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	os.WriteFile(src, []byte(baseline), 0o644)
+	base := build(b, tmp, "baseline-hook", src)
+
+	project := filepath.Join(tmp, "project")
+	for _, d := range []string{".git", "src"} {
+		os.MkdirAll(filepath.Join(project, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(project, "fence.jsonc"), []byte(policy100()), 0o644)
+	os.WriteFile(filepath.Join(project, "README.md"), []byte("# project\n"), 0o644)
+	home := filepath.Join(tmp, "home")
+	os.MkdirAll(home, 0o755)
+	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(tmp, "state"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CLAUDE_PROJECT_DIR=" + project, "PATH=/usr/bin:/bin"}
+	event := []byte(fmt.Sprintf(`{"session_id":"250ef737-3851-48e1-b8cd-238e12acefa6","transcript_path":"%[2]s/.claude/projects/p/s.jsonl",`+
+		`"cwd":"%[1]s","prompt_id":"33805699-4580-44d7-83ff-97039f46b33a","permission_mode":"acceptEdits","effort":{"level":"medium"},`+
+		`"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%[1]s/README.md"},"tool_use_id":"toolu_11796009150485"}`, project, home))
+
+	// Warm up: the first run validates the policy and leaves a marker,
+	// as the SessionStart hook does in real use.
+	for range 5 {
+		if _, out := run(b, picket, []string{"hook"}, env, event); len(out) != 0 {
+			b.Fatalf("picket hook answered %q on an allowed Read, want nothing", out)
+		}
+		run(b, base, nil, env, event)
+	}
+	var hookTimes, staticTimes, baseTimes []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// Rotate which goes first, so none always follows another.
+		for j := range 3 {
+			switch (i + j) % 3 {
+			case 0:
+				d, _ := run(b, picket, []string{"hook"}, env, event)
+				hookTimes = append(hookTimes, d)
+			case 1:
+				d, _ := run(b, static, []string{"hook"}, env, event)
+				staticTimes = append(staticTimes, d)
+			case 2:
+				d, _ := run(b, base, nil, env, event)
+				baseTimes = append(baseTimes, d)
+			}
+		}
+	}
+	b.StopTimer()
+	hookMed, staticMed, baseMed := quantile(hookTimes, 0.5), quantile(staticTimes, 0.5), quantile(baseTimes, 0.5)
+	ratio := float64(hookMed) / float64(baseMed)
+	b.ReportMetric(ms(hookMed), "hook-median-ms")
+	b.ReportMetric(ms(quantile(hookTimes, 0.9)), "hook-p90-ms")
+	b.ReportMetric(ms(staticMed), "static-median-ms")
+	b.ReportMetric(ms(baseMed), "baseline-median-ms")
+	b.ReportMetric(ms(quantile(baseTimes, 0.9)), "baseline-p90-ms")
+	b.ReportMetric(ratio, "ratio")
+	b.ReportMetric(float64(staticMed)/float64(baseMed), "static-ratio")
+	b.ReportMetric(0, "ns/op")
+	b.Logf("%d runs each: picket hook median %.2f ms (p90 %.2f); without cgo %.2f ms (p90 %.2f); baseline median %.2f ms (p90 %.2f); "+
+		"ratio %.2f, without cgo %.2f (target <= 2.0, hook < 3 ms)",
+		b.N, ms(hookMed), ms(quantile(hookTimes, 0.9)), ms(staticMed), ms(quantile(staticTimes, 0.9)),
+		ms(baseMed), ms(quantile(baseTimes, 0.9)), ratio, float64(staticMed)/float64(baseMed))
+}
