@@ -64,3 +64,28 @@ func (c *cli) sessionMode(session string) decide.Mode {
 func grantCallOf(call hook.Call) grantCall {
 	return grantCall{agent: call.Agent, session: call.Session, turn: call.Turn, cwd: call.Cwd, tool: call.Tool}
 }
+
+// noteSeen keeps the read-before-edit ledger after a file tool ran: what
+// the agent read or wrote is what it has seen. (`picket serve`'s
+// tool_result; the hook's PostToolUse does the same for Claude Code.)
+func (c *cli) noteSeen(loaded *decide.Loaded, call hook.Call) {
+	switch call.Tool {
+	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "read", "write", "edit":
+	default:
+		return
+	}
+	if loaded == nil || !loaded.Policy.Spec().WriteGuards.ReadBeforeEdit || call.Session == "" {
+		return
+	}
+	targets, err := hook.Targets(call)
+	if err != nil || len(targets) == 0 {
+		return
+	}
+	_, resolved, err := decide.Canonicalize(targets[0].Path, call.Cwd, loaded.Env.Home)
+	if err != nil {
+		return
+	}
+	if err := c.ledger().Record(call.Session, resolved); err != nil {
+		c.warnf("read-before-edit ledger: %v", err)
+	}
+}

@@ -1,0 +1,286 @@
+package main
+
+// Output rules of `picket serve`: stdout carries protocol lines only, one
+// JSON object per line, each a whole response to one request; everything
+// for a person (warnings, errors) goes to stderr as `picket: warning: …`.
+// Bad input never ends the server; EOF on stdin does, once every request
+// read so far has its answer.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+func init() { commands["serve"] = runServe }
+
+// protocolVersion is what `hello` answers; the Pi extension refuses a
+// sidecar that speaks another.
+const protocolVersion = 1
+
+const (
+	// maxLine is the longest request line; a longer one gets an error and
+	// is skipped up to its newline.
+	maxLine = 16 << 20
+	// maxInFlight bounds the requests answered at once; reading stops
+	// while that many are running.
+	maxInFlight = 64
+)
+
+const serveUsage = `Usage: picket serve [--agent pi]
+
+Answers NDJSON requests on stdin, one response line per request on stdout,
+for an agent extension that keeps picket running beside it (Pi's). See the
+README's protocol reference.
+`
+
+// runServe runs the sidecar until EOF on stdin. Exit 0 then, 2 for a usage
+// error, 1 when stdin cannot be read.
+func runServe(c *cli, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() { fmt.Fprint(c.stderr, serveUsage) }
+	agent := fs.String("agent", "pi", "the agent whose tool calls arrive (pi or claude)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		c.errorf("serve takes no arguments")
+		return 2
+	}
+	switch *agent {
+	case "pi", "claude":
+	default:
+		c.errorf("unknown agent %q", *agent)
+		c.hintf("picket serve speaks for pi (or claude, for tests)")
+		return 2
+	}
+	s := newServer(c, *agent)
+	if err := s.serve(c.stdin, c.stdout); err != nil {
+		c.errorf("serve: %v", err)
+		return 1
+	}
+	return 0
+}
+
+// server is one running sidecar. Handlers run concurrently and share it;
+// its cli is never written after newServer.
+type server struct {
+	c     *cli
+	agent string
+	cache *policyCache
+	modes sessionModes
+}
+
+func newServer(c *cli, agent string) *server {
+	s := &server{agent: agent}
+	cc := *c
+	cc.modes = s.modes.get
+	s.c = &cc
+	s.cache = newPolicyCache(s.c)
+	return s
+}
+
+// serve reads requests until EOF, answering each on its own goroutine.
+func (s *server) serve(in io.Reader, out io.Writer) error {
+	w := &lineWriter{w: bufio.NewWriterSize(out, 64<<10)}
+	r := bufio.NewReaderSize(in, 64<<10)
+	sem := make(chan struct{}, maxInFlight)
+	var wg sync.WaitGroup
+	var err error
+	for err == nil {
+		var line []byte
+		var tooLong bool
+		line, tooLong, err = readLine(r, maxLine)
+		switch {
+		case tooLong:
+			w.send(errorLine(nil, fmt.Sprintf("request line longer than %d bytes", maxLine)))
+		case len(bytes.TrimSpace(line)) > 0:
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				w.send(s.answer(line))
+			}()
+		}
+	}
+	wg.Wait()
+	w.flush()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// readLine returns the next line without its newline, as a fresh slice.
+// A line over max bytes is consumed up to its newline and reported as
+// tooLong, without being kept.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		frag, ferr := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(frag) > max+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, frag...)
+			}
+		}
+		switch {
+		case ferr == nil:
+			return bytes.TrimSuffix(line, []byte("\n")), tooLong, nil
+		case errors.Is(ferr, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, tooLong, ferr
+		}
+	}
+}
+
+// lineWriter writes whole response lines under a mutex. The last of the
+// responses waiting for the lock flushes, so a burst of pipelined answers
+// leaves in a few writes and a lone answer leaves at once.
+type lineWriter struct {
+	waiting atomic.Int64
+	mu      sync.Mutex
+	w       *bufio.Writer
+}
+
+func (lw *lineWriter) send(line []byte) {
+	lw.waiting.Add(1)
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.w.Write(line) // a write error is the reader gone: keep draining
+	if lw.waiting.Add(-1) == 0 {
+		lw.w.Flush()
+	}
+}
+
+func (lw *lineWriter) flush() {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.w.Flush()
+}
+
+// request is every operation's parameters; each op reads its own.
+type request struct {
+	ID       json.RawMessage            `json:"id"`
+	Op       string                     `json:"op"`
+	Session  string                     `json:"session"`
+	Turn     flexString                 `json:"turn"`
+	Cwd      string                     `json:"cwd"`
+	Tool     string                     `json:"tool"`
+	Input    map[string]json.RawMessage `json:"input"`
+	Prompt   bool                       `json:"prompt"`
+	Access   string                     `json:"access"`
+	Path     string                     `json:"path"`
+	Resolved string                     `json:"resolved"`
+	Answer   string                     `json:"answer"`
+	Restore  bool                       `json:"restore"`
+	Mode     string                     `json:"mode"`
+	N        int                        `json:"n"`
+	Decision string                     `json:"decision"`
+}
+
+// flexString takes a JSON string or number (Pi's turn index is a number).
+type flexString string
+
+func (f *flexString) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		err := json.Unmarshal(b, &s)
+		*f = flexString(s)
+		return err
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("want a string or a number, got %s", b)
+	}
+	*f = flexString(n)
+	return nil
+}
+
+// answer handles one request line and returns its response line. It never
+// panics out: a bug answers an error for that request alone.
+func (s *server) answer(line []byte) (out []byte) {
+	var req request
+	defer func() {
+		if r := recover(); r != nil {
+			s.c.errorf("serve: internal error on %q: %v", req.Op, r)
+			out = errorLine(req.ID, fmt.Sprintf("internal error: %v", r))
+		}
+	}()
+	err := json.Unmarshal(line, &req)
+	if !validID(req.ID) {
+		req.ID = nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case err != nil && !errors.As(err, &typeErr):
+		return errorLine(nil, "request is not a JSON object: "+err.Error())
+	case err != nil:
+		return errorLine(req.ID, "bad request: "+err.Error())
+	case req.ID == nil:
+		return errorLine(nil, "request has no id (a string or a number)")
+	case req.Op == "":
+		return errorLine(req.ID, "request has no op")
+	}
+	op, ok := serveOps[req.Op]
+	if !ok {
+		return errorLine(req.ID, fmt.Sprintf("unknown op %q", req.Op))
+	}
+	res, err := op(s, &req)
+	if err != nil {
+		return errorLine(req.ID, err.Error())
+	}
+	return okLine(req.ID, res)
+}
+
+// validID reports whether id is a JSON string or number.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	}
+	return false
+}
+
+// okLine is {"id":…,"ok":true,…result's fields}.
+func okLine(id json.RawMessage, result any) []byte {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return errorLine(id, fmt.Sprintf("internal error: %v", err))
+	}
+	out := make([]byte, 0, len(b)+len(id)+16)
+	out = append(out, `{"id":`...)
+	out = append(out, id...)
+	out = append(out, `,"ok":true`...)
+	if len(b) > 2 {
+		out = append(out, ',')
+		out = append(out, b[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return append(out, '\n')
+}
+
+// errorLine is {"id":…,"ok":false,"error":msg}; a nil id is null.
+func errorLine(id json.RawMessage, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		ID    json.RawMessage `json:"id"`
+		OK    bool            `json:"ok"`
+		Error string          `json:"error"`
+	}{id, false, msg})
+	return append(b, '\n')
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// policyCache keeps the resolved policy of each working directory while
+// none of the files it came from changes. Every lookup stats each place
+// discovery looks (fence.jsonc and fence.json in cwd and every parent, the
+// user's fence config) and every file of the chain, so an edit, a persisted
+// grant or a new fence.jsonc applies to the very next call.
+type policyCache struct {
+	c     *cli
+	mu    sync.Mutex
+	slots map[string]*cacheSlot
+}
+
+// maxCached bounds the working directories kept; past it the cache starts
+// over (a Pi session has one).
+const maxCached = 256
+
+// racyWindow: a file changed this close to the moment it was stamped may
+// change again within the same timestamp tick (the kernel's file clock is
+// coarse), so such a snapshot is never trusted; the next lookup reloads.
+const racyWindow = 50 * time.Millisecond
+
+type cacheSlot struct {
+	cur    atomic.Pointer[snapshot]
+	reload sync.Mutex
+}
+
+// snapshot is a loaded policy and the state of the files it depends on,
+// taken before it was loaded.
+type snapshot struct {
+	loaded *decide.Loaded
+	stamps []stamp
+	racy   bool
+}
+
+type stamp struct {
+	path string
+	st   fileState
+}
+
+// fileState is what tells one version of a file from another; the zero
+// value is a missing file.
+type fileState struct {
+	dev, ino     uint64
+	mode         uint32
+	size         int64
+	mtime, ctime unix.Timespec
+}
+
+func statFile(path string) fileState {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return fileState{}
+	}
+	return fileState{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
+}
+
+func newPolicyCache(c *cli) *policyCache {
+	return &policyCache{c: c, slots: map[string]*cacheSlot{}}
+}
+
+func (pc *policyCache) slot(cwd string) *cacheSlot {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	sl := pc.slots[cwd]
+	if sl == nil {
+		if len(pc.slots) >= maxCached {
+			pc.slots = map[string]*cacheSlot{}
+		}
+		sl = &cacheSlot{}
+		pc.slots[cwd] = sl
+	}
+	return sl
+}
+
+// drop forgets cwd's policy (the reload op).
+func (pc *policyCache) drop(cwd string) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	delete(pc.slots, filepath.Clean(cwd))
+}
+
+// get returns cwd's policy, loading it again when a file it depends on
+// changed. A policy that fails to load is not cached.
+func (pc *policyCache) get(cwd string) (*decide.Loaded, error) {
+	sl := pc.slot(cwd)
+	if sn := sl.cur.Load(); sn.fresh() {
+		return sn.loaded, nil
+	}
+	sl.reload.Lock()
+	defer sl.reload.Unlock()
+	sn := sl.cur.Load()
+	if sn.fresh() {
+		return sn.loaded, nil
+	}
+	paths := pc.candidates(cwd)
+	if sn != nil {
+		paths = addChain(paths, sn.loaded.Chain)
+	}
+	// Stamp first, then load: a change during the load shows at the next
+	// lookup. A chain file we did not stamp (an extends target) means
+	// loading again with it stamped.
+	for range 3 {
+		next := stampAll(paths)
+		loaded, err := pc.c.loadPolicy(cwd, "")
+		if err != nil {
+			sl.cur.Store(nil)
+			return nil, err
+		}
+		next.loaded = loaded
+		more := addChain(paths, loaded.Chain)
+		if len(more) == len(paths) {
+			sl.cur.Store(next)
+			return loaded, nil
+		}
+		paths = more
+	}
+	sl.cur.Store(nil) // the chain keeps changing under us: do not cache
+	return pc.c.loadPolicy(cwd, "")
+}
+
+// candidates are the places discovery looks for cwd's policy.
+func (pc *policyCache) candidates(cwd string) []string {
+	var paths []string
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		paths = append(paths, filepath.Join(dir, "fence.jsonc"), filepath.Join(dir, "fence.json"))
+		if dir == "/" || dir == "." {
+			break
+		}
+	}
+	env := decide.Env{Home: pc.c.getenv("HOME"), ConfigHome: pc.c.getenv("XDG_CONFIG_HOME")}
+	return append(paths, filepath.Join(env.UserConfigDir(), "fence.jsonc"), filepath.Join(env.UserConfigDir(), "fence.json"))
+}
+
+// addChain appends the chain's files that paths lacks.
+func addChain(paths, chain []string) []string {
+	for _, f := range chain {
+		if !strings.HasPrefix(f, "builtin:") && !contains(paths, f) {
+			paths = append(paths, f)
+		}
+	}
+	return paths
+}
+
+func stampAll(paths []string) *snapshot {
+	now := time.Now()
+	sn := &snapshot{stamps: make([]stamp, len(paths))}
+	for i, p := range paths {
+		st := statFile(p)
+		sn.stamps[i] = stamp{p, st}
+		if st != (fileState{}) && now.Sub(time.Unix(st.ctime.Unix())) < racyWindow {
+			sn.racy = true
+		}
+	}
+	return sn
+}
+
+// fresh reports whether every file the snapshot depends on is as it was.
+func (sn *snapshot) fresh() bool {
+	if sn == nil || sn.racy {
+		return false
+	}
+	for _, s := range sn.stamps {
+		if statFile(s.path) != s.st {
+			return false
+		}
+	}
+	return true
+}
