@@ -27,9 +27,9 @@ type Hidden struct {
 
 // FindDenied walks the directory root (already resolved) and returns the
 // first entry the tool could reach that the policy denies for access: a
-// denied directory is not entered. Symlinks are not followed, but an entry
-// that is a symlink is judged by its target, as a tool that follows links
-// would read it. filter, when set, limits what the tool reaches: one glob
+// denied directory is not entered. An entry that is a symlink is judged by
+// its target, and a link to a directory is walked at its target (once, so
+// loops end), as a tool that follows links would read them. filter, when set, limits what the tool reaches: one glob
 // over the relative path, or with grep a ripgrep --glob list (see
 // [Target.FilterBase]).
 func FindDenied(p decide.Policy, access decide.Access, root, filter string, grep bool) (*Hidden, error) {
@@ -43,7 +43,7 @@ func findDenied(p decide.Policy, access decide.Access, root, filter string, grep
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	w := walker{p: p, access: access, root: root, filter: filter, grep: grep, granted: granted}
+	w := walker{p: p, access: access, root: root, filter: filter, grep: grep, granted: granted, entered: map[string]bool{}}
 	hit, err := w.dir(root, "")
 	if errors.Is(err, errTooLarge) {
 		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, root)
@@ -59,9 +59,14 @@ type walker struct {
 	grep    bool
 	seen    int
 	granted func(decide.Access, string) bool
+	entered map[string]bool // directories walked, by resolved path
 }
 
 func (w *walker) dir(abs, rel string) (*Hidden, error) {
+	if w.entered[abs] {
+		return nil, nil // a symlink loop, or a tree already walked
+	}
+	w.entered[abs] = true
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return nil, nil // the tool cannot read it either
@@ -82,13 +87,30 @@ func (w *walker) dir(abs, rel string) (*Hidden, error) {
 			}
 			continue
 		}
-		if e.IsDir() {
-			if hit, err := w.dir(childAbs, childRel); hit != nil || err != nil {
+		// A tool that follows symlinks (ripgrep with --follow) reads a
+		// linked directory's tree too: walk the target, once.
+		if sub := w.subdir(childAbs, e, d); sub != "" {
+			if hit, err := w.dir(sub, childRel); hit != nil || err != nil {
 				return hit, err
 			}
 		}
 	}
 	return nil, nil
+}
+
+// subdir returns the directory to walk for an allowed entry: itself, the
+// target of a symlink to a directory, or "" for anything else.
+func (w *walker) subdir(abs string, e fs.DirEntry, d decide.Decision) string {
+	if e.IsDir() {
+		return abs
+	}
+	if e.Type()&fs.ModeSymlink == 0 || d.Resolved == "" {
+		return ""
+	}
+	if fi, err := os.Stat(d.Resolved); err == nil && fi.IsDir() {
+		return d.Resolved
+	}
+	return ""
 }
 
 func (w *walker) judge(abs string, t fs.FileMode) decide.Decision {

@@ -477,6 +477,18 @@ func TestHookRecursiveTools(t *testing.T) {
 			}},
 		{name: "symlink in the tree to .env", tool: "Glob", input: map[string]any{"pattern": "*.txt", "path": "src"}, want: wantBlock, names: "env.txt",
 			setup: func(h *hookProject) { os.Symlink("../.env", filepath.Join(h.dir, "src", "env.txt")) }},
+		{name: "symlink in the tree to a dir holding a key", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src"}, want: wantBlock, names: "keys/id_rsa",
+			setup: func(h *hookProject) {
+				h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY")
+				os.Symlink(filepath.Join(h.home, ".ssh"), filepath.Join(h.dir, "src", "keys"))
+			}},
+		{name: "symlink loops in the tree", tool: "Grep", input: map[string]any{"pattern": "x", "path": "src"}, want: wantPass,
+			setup: func(h *hookProject) {
+				os.Symlink(".", filepath.Join(h.dir, "src", "self"))
+				os.Symlink("../src", filepath.Join(h.dir, "src", "again"))
+			}},
+		{name: "symlink in the tree up to the project", tool: "Grep", input: map[string]any{"pattern": "x", "path": "src"}, want: wantBlock, names: "up/.env",
+			setup: func(h *hookProject) { os.Symlink("..", filepath.Join(h.dir, "src", "up")) }},
 		{name: "no denied path", tool: "Grep", input: map[string]any{"pattern": "x"}, want: wantPass,
 			setup: func(h *hookProject) {
 				os.Remove(filepath.Join(h.dir, ".env"))
