@@ -3,7 +3,8 @@
 # run, into a git-ignored cache, and prints the path of each agent binary.
 # Idempotent: a second run with the package already there installs nothing.
 #
-# Usage: bash .ci/agents.sh   (prints the claude binary path on stdout)
+# Usage: bash .ci/agents.sh   (prints the claude binary path, then the pi
+# binary path, one a line, on stdout)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,3 +33,20 @@ fi
 bin=$(claude_bin) || { echo "agents.sh: no working claude binary under $dir" >&2; exit 1; }
 echo "agents.sh: $("$bin" --version) at $bin" >&2
 echo "$bin"
+
+# Pi (the pi-coding-agent package): a Node script, run through its bin link.
+pi_bin() {
+	local c=$dir/node_modules/.bin/pi
+	if [ -x "$c" ] && "$c" --version >/dev/null 2>&1; then
+		echo "$c"
+		return 0
+	fi
+	return 1
+}
+
+if ! pi_bin >/dev/null; then
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error @mariozechner/pi-coding-agent >&2
+fi
+pi=$(pi_bin) || { echo "agents.sh: no working pi binary under $dir" >&2; exit 1; }
+echo "agents.sh: pi $("$pi" --version 2>&1) at $pi" >&2
+echo "$pi"

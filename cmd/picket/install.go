@@ -35,10 +35,16 @@ them again.
 `
 
 func runInstall(c *cli, args []string) int {
+	if len(args) > 0 && args[0] == "pi" {
+		return c.installPi("install", args[1:])
+	}
 	return c.installCmd("install", args, hook.InstallClaude)
 }
 
 func runUninstall(c *cli, args []string) int {
+	if len(args) > 0 && args[0] == "pi" {
+		return c.installPi("uninstall", args[1:])
+	}
 	return c.installCmd("uninstall", args, hook.UninstallClaude)
 }
 

@@ -1,0 +1,62 @@
+// Package pi holds picket's extension for the Pi coding agent
+// (@mariozechner/pi-coding-agent), a TypeScript file Pi loads directly, and
+// renders it for installation.
+//
+// The extension asks `picket serve` about every read, write, edit, ls, grep
+// and find call before it runs, shows picket's prompt in Pi's terminal, keeps
+// session grants in Pi's session, and sets Pi's footer. It fails closed: a
+// sidecar that cannot be reached blocks the file tools.
+//
+// # What it does not stop
+//
+// Bash is not judged by the extension (the shell sandbox wraps it), nor are
+// other extensions' tools or Pi's own reads of its settings and sessions.
+// The extension runs inside Pi with Pi's permissions: anything that can
+// rewrite it can turn it off, which is why its install directories are
+// mandatory write denies for the agent.
+package pi
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed index.ts
+var source string
+
+// placeholder is the string constant in index.ts that [Render] replaces with
+// the picket executable's path.
+const placeholder = `"__PICKET_EXE__"`
+
+// Render returns the extension with exe, an absolute path, baked in as the
+// picket executable it runs.
+func Render(exe string) ([]byte, error) {
+	if !filepath.IsAbs(exe) {
+		return nil, fmt.Errorf("picket executable %q is not an absolute path", exe)
+	}
+	if n := strings.Count(source, placeholder); n != 1 {
+		return nil, fmt.Errorf("bug: the embedded extension has %d executable placeholders, want 1", n)
+	}
+	// A JSON string is a valid TypeScript string literal.
+	lit, err := json.Marshal(exe)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(strings.Replace(source, placeholder, string(lit), 1)), nil
+}
+
+// Dir is the directory the extension is installed in: under home for the
+// user scope (~/.pi/agent/extensions/picket), else under the project root
+// (<root>/.pi/extensions/picket). Pi loads extensions/*/index.ts from both.
+func Dir(home, root string, user bool) string {
+	if user {
+		return filepath.Join(home, ".pi", "agent", "extensions", "picket")
+	}
+	return filepath.Join(root, ".pi", "extensions", "picket")
+}
+
+// File is the name of the extension's entry point inside [Dir].
+const File = "index.ts"

@@ -1,0 +1,541 @@
+/**
+ * picket for Pi: every read, write, edit, ls, grep and find call is judged by
+ * `picket serve` (a sidecar speaking NDJSON over its stdin and stdout) before
+ * it runs. Installed by `picket install pi`, which bakes the picket
+ * executable's absolute path into PICKET below.
+ *
+ * What it guarantees: a file tool call runs only after the sidecar answered
+ * "allow" for the exact absolute path Pi's own tool will open (the call's
+ * path is rewritten to that path first). A sidecar that dies, hangs or
+ * speaks another protocol is restarted once; if it is still down, file tools
+ * are blocked. What it does NOT stop: bash (the shell sandbox wires that, see
+ * BASH below), other extensions' tools, and Pi's own reads of its config and
+ * session files.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import { createInterface } from "node:readline";
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
+
+/** The picket executable, an absolute path written by `picket install pi`. */
+const PICKET = "__PICKET_EXE__";
+/** The sidecar protocol this extension speaks (`hello` must say the same). */
+const PROTOCOL = 1;
+/** How long one sidecar request may take before the sidecar counts as dead. */
+const TIMEOUT_MS = 15_000;
+const FILE_TOOLS = new Set(["read", "write", "edit", "ls", "grep", "find"]);
+const GRANT_ENTRY = "picket-grant";
+const STATUS_KEY = "picket";
+
+const DOWN = "picket: error: the picket sidecar is not running; file tools are blocked";
+
+const FOOTER = {
+	fenced: "🔒 fenced (bash + fs)",
+	fencedFs: "🔒 fenced (fs)",
+	unfenced: "⚠ unfenced (--no-fence)",
+	unavailable: "⛔ picket unavailable: file tools blocked",
+};
+
+type Reply = { id: number; ok: boolean; error?: string; [k: string]: any };
+type Grant = { access: string; path: string };
+
+// ---------------------------------------------------------------------------
+// Paths, resolved exactly as Pi 0.73.1's built-in tools resolve them
+// (dist/core/tools/path-utils.js): one leading "@" dropped, Unicode spaces
+// made plain, "~" and "~/" expanded with os.homedir(), relative paths
+// anchored on the session cwd; read also tries the macOS spellings of a file
+// that does not exist as written.
+
+const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
+function expandPath(p: string): string {
+	const n = (p.startsWith("@") ? p.slice(1) : p).replace(UNICODE_SPACES, " ");
+	if (n === "~") return os.homedir();
+	if (n.startsWith("~/")) return os.homedir() + n.slice(1);
+	return n;
+}
+
+function resolveToCwd(p: string, cwd: string): string {
+	const e = expandPath(p);
+	return isAbsolute(e) ? e : resolvePath(cwd, e);
+}
+
+function exists(p: string): boolean {
+	try {
+		accessSync(p, constants.F_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function resolveReadPath(p: string, cwd: string): string {
+	const r = resolveToCwd(p, cwd);
+	if (exists(r)) return r;
+	const nfd = r.normalize("NFD");
+	const variants = [
+		r.replace(/ (AM|PM)\./gi, "\u202F$1."),
+		nfd,
+		r.replace(/'/g, "\u2019"),
+		nfd.replace(/'/g, "\u2019"),
+	];
+	for (const v of variants) if (v !== r && exists(v)) return v;
+	return r;
+}
+
+/**
+ * pinPath rewrites the call's path to the absolute path Pi's tool will open,
+ * so what picket judges and what the tool touches cannot differ. Pi runs
+ * tools with the mutated input (docs/extensions.md, tool_call).
+ */
+function pinPath(tool: string, input: Record<string, any>, cwd: string): void {
+	const p = input?.path;
+	if (typeof p !== "string" || p === "") return; // absent: the tool's "." = cwd
+	input.path = tool === "read" ? resolveReadPath(p, cwd) : resolveToCwd(p, cwd);
+}
+
+// ---------------------------------------------------------------------------
+// The sidecar: one `picket serve` child, requests matched to replies by id.
+
+class Sidecar {
+	private child?: ChildProcess;
+	private next = 1;
+	private pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+	private stderr = "";
+	alive = false;
+
+	start(): void {
+		const child = spawn(PICKET, ["serve"], { stdio: ["pipe", "pipe", "pipe"], env: process.env });
+		this.child = child;
+		this.alive = true;
+		child.on("error", (e) => this.fail(child, `failed to run ${PICKET} serve: ${e.message}`));
+		child.on("exit", (code, sig) => this.fail(child, `picket serve exited (${sig ?? code})`));
+		child.stdin!.on("error", (e) => this.fail(child, `picket serve: ${e.message}`));
+		child.stderr!.on("data", (b: Buffer) => {
+			this.stderr = (this.stderr + b.toString()).slice(-2000);
+		});
+		createInterface({ input: child.stdout! }).on("line", (line) => this.reply(line));
+	}
+
+	/** lastError is the end of what the sidecar wrote to stderr. */
+	lastError(): string {
+		return this.stderr.trim().split("\n").slice(-3).join("\n");
+	}
+
+	pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	private reply(line: string): void {
+		let r: Reply;
+		try {
+			r = JSON.parse(line);
+		} catch {
+			return; // not ours to answer; the request times out and fails closed
+		}
+		const p = this.pending.get(r?.id);
+		if (!p) return;
+		this.pending.delete(r.id);
+		clearTimeout(p.timer);
+		p.resolve(r);
+	}
+
+	private fail(child: ChildProcess, why: string): void {
+		if (child !== this.child) return;
+		this.alive = false;
+		for (const [id, p] of this.pending) {
+			clearTimeout(p.timer);
+			p.reject(new Error(why));
+			this.pending.delete(id);
+		}
+		child.kill("SIGKILL");
+	}
+
+	call(op: string, fields: Record<string, unknown> = {}): Promise<Reply> {
+		const child = this.child;
+		if (!this.alive || !child?.stdin?.writable) return Promise.reject(new Error("picket serve is not running"));
+		const id = this.next++;
+		return new Promise((resolve, reject) => {
+			const timer = setTimeout(() => {
+				this.pending.delete(id);
+				reject(new Error(`picket serve did not answer ${op} within ${TIMEOUT_MS / 1000} s`));
+				this.fail(child, "picket serve timed out");
+			}, TIMEOUT_MS);
+			this.pending.set(id, { resolve, reject, timer });
+			child.stdin!.write(JSON.stringify({ id, op, ...fields }) + "\n");
+		});
+	}
+
+	close(): void {
+		const child = this.child;
+		if (!child) return;
+		this.alive = false;
+		child.stdin?.end();
+		setTimeout(() => child.kill("SIGKILL"), 2000).unref();
+		this.child = undefined;
+	}
+}
+
+/** Throws unless the sidecar answered ok. */
+function must(r: Reply): Reply {
+	if (!r.ok) throw new Error(r.error || "picket serve refused the request");
+	return r;
+}
+
+// ---------------------------------------------------------------------------
+// The extension.
+
+export default function (pi: ExtensionAPI) {
+	pi.registerFlag("no-fence", {
+		description: "picket: judge no file tool call (the footer says unfenced)",
+		type: "boolean",
+		default: false,
+	});
+
+	let sidecar: Sidecar | undefined;
+	let unavailable = ""; // why file tools are blocked, once a restart failed
+	let session = "";
+	let cwd = process.cwd();
+	let turn = 0;
+	let mode = ""; // this session's /fence mode, re-sent to a restarted sidecar
+	let grants: Grant[] = []; // this session's grants, re-sent to a restarted sidecar
+	let prompting: Promise<unknown> = Promise.resolve(); // one prompt at a time
+
+	const noFence = () => pi.getFlag("no-fence") === true;
+
+	/** start runs a fresh sidecar and brings it up to this session's state. */
+	async function start(): Promise<Sidecar> {
+		const s = new Sidecar();
+		s.start();
+		try {
+			const hello = must(await s.call("hello"));
+			if (hello.protocol !== PROTOCOL) {
+				throw new Error(
+					`picket ${hello.picket ?? "?"} at ${PICKET} speaks sidecar protocol ${hello.protocol}, this extension speaks ${PROTOCOL}; run 'picket install pi' again with the picket you use`,
+				);
+			}
+			for (const g of grants) {
+				must(await s.call("grant", { session, turn: String(turn), cwd, tool: "", access: g.access, path: g.path, resolved: g.path, answer: "session", restore: true }));
+			}
+			if (mode) must(await s.call("mode", { session, mode }));
+		} catch (e) {
+			s.close();
+			const why = e instanceof Error ? e.message : String(e);
+			const tail = s.lastError();
+			throw new Error(tail && !why.includes(tail) ? `${why}: ${tail}` : why);
+		}
+		return s;
+	}
+
+	/**
+	 * request sends one request; a dead sidecar is restarted once, and when
+	 * that fails too every later request fails at once (file tools blocked)
+	 * until /fence reload starts it again.
+	 */
+	async function request(op: string, fields: Record<string, unknown> = {}): Promise<Reply> {
+		if (unavailable) throw new Error(unavailable);
+		if (sidecar?.alive) {
+			try {
+				return await sidecar.call(op, fields);
+			} catch (e) {
+				if (sidecar.alive) throw e; // alive but answered badly: not a crash
+			}
+		}
+		sidecar?.close();
+		sidecar = undefined;
+		try {
+			sidecar = await start();
+		} catch (e) {
+			unavailable = e instanceof Error ? e.message : String(e);
+			throw e;
+		}
+		return sidecar.call(op, fields);
+	}
+
+	function footer(ctx: ExtensionContext, status?: { sandbox?: boolean }): void {
+		if (!ctx.hasUI) return;
+		let text = status?.sandbox ? FOOTER.fenced : FOOTER.fencedFs;
+		if (noFence()) text = FOOTER.unfenced;
+		else if (unavailable) text = FOOTER.unavailable;
+		ctx.ui.setStatus(STATUS_KEY, text);
+	}
+
+	async function refreshFooter(ctx: ExtensionContext): Promise<void> {
+		try {
+			footer(ctx, must(await request("status", { cwd })));
+		} catch {
+			footer(ctx);
+		}
+	}
+
+	pi.on("session_start", async (_event, ctx) => {
+		session = ctx.sessionManager.getSessionId();
+		cwd = ctx.cwd;
+		turn = 0;
+		mode = "";
+		unavailable = "";
+		// Grants live in the session (so they follow resume and fork, and a
+		// /new session starts without them).
+		grants = [];
+		for (const e of ctx.sessionManager.getEntries() as any[]) {
+			if (e?.type === "custom" && e.customType === GRANT_ENTRY && typeof e.data?.access === "string" && typeof e.data?.path === "string") {
+				grants.push({ access: e.data.access, path: e.data.path });
+			}
+		}
+		if (noFence()) {
+			footer(ctx);
+			return;
+		}
+		try {
+			sidecar = await start();
+		} catch (e) {
+			unavailable = e instanceof Error ? e.message : String(e);
+			footer(ctx);
+			if (ctx.hasUI) ctx.ui.notify(`picket: error: ${unavailable}\n${DOWN}`, "error");
+			return;
+		}
+		await refreshFooter(ctx);
+		if (!ctx.hasUI) return;
+		try {
+			const lint = must(await request("lint", { cwd }));
+			const warnings = (lint.warnings ?? []).map((w: any) => `picket: warning: ${w.text ?? JSON.stringify(w)}`);
+			if (warnings.length > 0) ctx.ui.notify(warnings.join("\n"), "warning");
+		} catch (e) {
+			ctx.ui.notify(`picket: warning: lint failed: ${(e as Error).message}`, "warning");
+		}
+	});
+
+	pi.on("turn_end", async () => {
+		turn++;
+		if (noFence() || unavailable || !sidecar?.alive) return;
+		try {
+			await request("turn_end", { session });
+		} catch {
+			// the next decide restarts or blocks
+		}
+	});
+
+	pi.on("session_shutdown", async () => {
+		const s = sidecar;
+		sidecar = undefined;
+		if (!s) return;
+		if (s.alive) {
+			try {
+				await s.call("session_end", { session });
+			} catch {
+				// closing anyway
+			}
+		}
+		s.close();
+	});
+
+	pi.on("tool_call", async (event, ctx) => {
+		if (!FILE_TOOLS.has(event.toolName) || noFence()) return;
+		const input = event.input as Record<string, any>;
+		try {
+			pinPath(event.toolName, input, ctx.cwd);
+			const call = { session, turn: String(turn), cwd: ctx.cwd, tool: event.toolName, input };
+			const r = must(await request("decide", { ...call, prompt: ctx.hasUI }));
+			if (r.allow === true) return;
+			const block = { block: true, reason: String(r.message || "picket: blocked") };
+			if (!r.promptable || !ctx.hasUI || !r.request) return block;
+			const allowed = await serialized(() => ask(ctx, r, event.toolName));
+			return allowed ? undefined : block;
+		} catch (e) {
+			const why = e instanceof Error ? e.message : String(e);
+			if (ctx.hasUI) footer(ctx);
+			return { block: true, reason: unavailable ? `${DOWN} (${why})` : `picket: error: ${why}; the call is blocked` };
+		}
+	});
+
+	// A file tool that ran feeds picket's read-before-edit ledger.
+	pi.on("tool_result", async (event, ctx) => {
+		if (!FILE_TOOLS.has(event.toolName) || event.isError || noFence() || unavailable) return;
+		try {
+			await request("tool_result", { session, cwd: ctx.cwd, tool: event.toolName, input: event.input });
+		} catch {
+			// the next decide restarts or blocks
+		}
+	});
+
+	function serialized<T>(f: () => Promise<T>): Promise<T> {
+		const run = prompting.then(f, f);
+		prompting = run.catch(() => undefined);
+		return run;
+	}
+
+	/** ask shows picket's prompt, then records the answer with the sidecar. */
+	async function ask(ctx: ExtensionContext, r: Reply, tool: string): Promise<boolean> {
+		const d = r.decision ?? {};
+		let answer = await showPrompt(ctx, r.request);
+		if (answer === "individually") {
+			// The batch question was answered "one at a time": ask about this one.
+			answer = await showPrompt(ctx, { ...r.request, batch: undefined });
+		}
+		const g = must(
+			await request("grant", { session, turn: String(turn), cwd: ctx.cwd, tool, access: d.access, path: d.path, resolved: d.resolved, answer }),
+		);
+		if (g.allow !== true) return false;
+		if (answer === "session" || answer === "persist") {
+			const grant = { access: String(d.access), path: String(d.resolved) };
+			grants.push(grant);
+			pi.appendEntry(GRANT_ENTRY, grant);
+		}
+		return true;
+	}
+
+	/**
+	 * showPrompt stops Pi's TUI, runs `picket prompt` on the terminal (it
+	 * opens /dev/tty itself: the 500 ms guard, the deny default and the
+	 * persist confirmation are picket's), and starts the TUI again, as Pi's
+	 * interactive-shell example does. Anything but a readable answer is a deny.
+	 */
+	async function showPrompt(ctx: ExtensionContext, req: unknown): Promise<string> {
+		const dir = mkdtempSync(join(os.tmpdir(), "picket-prompt-"));
+		const reqFile = join(dir, "request.json");
+		const ansFile = join(dir, "answer.json");
+		try {
+			writeFileSync(reqFile, JSON.stringify(req), { mode: 0o600 });
+			await ctx.ui.custom<void>((tui, _theme, _kb, done) => {
+				tui.stop();
+				process.stdout.write("\x1b[2J\x1b[H");
+				const child = spawn(PICKET, ["prompt", "--request", reqFile, "--answer", ansFile, "--tty", "/dev/tty"], {
+					stdio: "inherit",
+					env: process.env,
+				});
+				const finish = () => {
+					tui.start();
+					tui.requestRender(true);
+					done();
+				};
+				child.on("error", finish);
+				child.on("exit", finish);
+				return { render: () => [], invalidate: () => {} };
+			});
+			const a = JSON.parse(readFileSync(ansFile, "utf8"));
+			return typeof a?.answer === "string" ? a.answer : "deny";
+		} catch {
+			return "deny";
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	}
+
+	// -----------------------------------------------------------------------
+	// BASH: the shell sandbox (its own issue) replaces Pi's bash tool here
+	// with createBashTool(cwd, { spawnHook }) whose hook runs the command as
+	// `picket run --session <session> -- bash -c <command>`, and makes
+	// `status` report sandbox: true so the footer says "bash + fs". Until
+	// then bash is not fenced and the footer says "fs".
+	// -----------------------------------------------------------------------
+
+	pi.registerCommand("fence", {
+		description: "picket: show the policy; log [N], reload, init, lint, grants, mode read-only|workspace-write|full",
+		getArgumentCompletions: (prefix: string) => {
+			const subs = ["log", "reload", "init", "lint", "grants", "mode read-only", "mode workspace-write", "mode full"];
+			const items = subs.filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s }));
+			return items.length > 0 ? items : null;
+		},
+		handler: async (args: string, ctx: ExtensionCommandContext) => {
+			const [sub = "", ...rest] = args.trim().split(/\s+/).filter(Boolean);
+			try {
+				const text = await fenceCommand(ctx, sub, rest);
+				if (text) ctx.ui.notify(text, "info");
+			} catch (e) {
+				ctx.ui.notify(`picket: error: ${(e as Error).message}`, "error");
+			}
+		},
+	});
+
+	async function fenceCommand(ctx: ExtensionCommandContext, sub: string, rest: string[]): Promise<string> {
+		if (noFence() && sub !== "init") return "picket is off in this session (--no-fence)";
+		switch (sub) {
+			case "":
+			case "show":
+				return formatShow(must(await request("show", { cwd: ctx.cwd })));
+			case "log": {
+				const n = rest[0] ? Number.parseInt(rest[0], 10) : 20;
+				if (!Number.isFinite(n) || n <= 0) throw new Error(`/fence log takes a positive number, got ${rest[0]}`);
+				const r = must(await request("log", { n: Math.min(n, 500) }));
+				const lines = (r.entries ?? []).map(formatLogEntry);
+				return lines.length > 0 ? lines.join("\n") : "the audit log is empty";
+			}
+			case "reload": {
+				if (unavailable) {
+					unavailable = ""; // the person asked: try the sidecar again
+					sidecar?.close();
+					sidecar = undefined;
+				}
+				const r = must(await request("reload", { cwd: ctx.cwd }));
+				await refreshFooter(ctx);
+				return `picket: reloaded the policy: ${(r.chain ?? []).join(" → ")}`;
+			}
+			case "init":
+				return runInit(ctx);
+			case "lint": {
+				const r = must(await request("lint", { cwd: ctx.cwd }));
+				const w = (r.warnings ?? []).map((x: any) => x.text ?? JSON.stringify(x));
+				return w.length > 0 ? w.join("\n") : "picket: lint: no warnings";
+			}
+			case "grants":
+				return grants.length > 0
+					? ["session grants:", ...grants.map((g) => `  ${g.access.padEnd(6)} ${g.path}`)].join("\n")
+					: "no session grants";
+			case "mode": {
+				const m = rest[0] ?? "";
+				if (!["read-only", "workspace-write", "full"].includes(m)) {
+					throw new Error("/fence mode takes read-only, workspace-write or full");
+				}
+				must(await request("mode", { session, mode: m }));
+				mode = m;
+				return `picket: mode ${m} for this session`;
+			}
+		}
+		throw new Error(`unknown /fence subcommand ${JSON.stringify(sub)}; try log [N], reload, init, lint, grants or mode`);
+	}
+
+	async function runInit(ctx: ExtensionCommandContext): Promise<string> {
+		const r = await pi.exec(PICKET, ["init", "--cwd", ctx.cwd], { timeout: 15_000 });
+		const out = `${r.stdout}${r.stderr}`.trim();
+		if (r.code !== 0) throw new Error(out || `picket init exited ${r.code}`);
+		if (sidecar?.alive) await request("reload", { cwd: ctx.cwd }).catch(() => undefined);
+		return out || "picket: wrote fence.jsonc";
+	}
+
+	function formatShow(s: Reply): string {
+		const applies = (s.appliesTo ?? {}) as Record<string, string>;
+		const sources = (s.sources ?? {}) as Record<string, string>;
+		const out = [
+			`chain (root first): ${(s.chain ?? []).join(" → ") || "none"}`,
+			`workspace root: ${s.root}`,
+			`mode: ${s.mode}`,
+		];
+		const field = (name: string, value: unknown) => {
+			const from = sources[name] ? `, from ${sources[name]}` : "";
+			const head = `${name} (applies to: ${applies[name] ?? "none"}${from})`;
+			if (Array.isArray(value)) {
+				out.push(`${head}:`, ...value.map((v) => `  ${typeof v === "string" ? v : JSON.stringify(v)}`));
+			} else {
+				out.push(`${head}: ${JSON.stringify(value)}`);
+			}
+		};
+		for (const [k, v] of Object.entries((s.policy ?? {}) as Record<string, unknown>)) {
+			const nested = (k === "filesystem" || k === "picket") && v && typeof v === "object" && !Array.isArray(v);
+			if (nested) for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) field(`${k}.${k2}`, v2);
+			else field(k, v);
+		}
+		if (Array.isArray(s.mandatory) && s.mandatory.length > 0) {
+			out.push("mandatory write denies (applies to: both, cannot be lifted):");
+			for (const m of s.mandatory) out.push(`  ${m.pattern ?? JSON.stringify(m)}`);
+		}
+		return out.join("\n");
+	}
+
+	function formatLogEntry(e: any): string {
+		if (typeof e === "string") return e;
+		const when = typeof e.time === "string" ? e.time.replace(/\.\d+/, "") : "";
+		return [when, e.decision, e.tool, e.access, e.path, e.rule ? `(${e.rule})` : ""].filter(Boolean).join(" ");
+	}
+}
