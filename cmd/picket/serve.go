@@ -219,10 +219,10 @@ func (s *server) answer(line []byte) (out []byte) {
 	if !validID(req.ID) {
 		req.ID = nil
 	}
-	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
 	switch {
-	case err != nil && !errors.As(err, &typeErr):
-		return errorLine(nil, "request is not a JSON object: "+err.Error())
+	case errors.As(err, &syntaxErr):
+		return errorLine(nil, "request is not JSON: "+err.Error())
 	case err != nil:
 		return errorLine(req.ID, "bad request: "+err.Error())
 	case req.ID == nil:
