@@ -282,3 +282,211 @@ func childPids(pid int) []int {
 	}
 	return out
 }
+
+// piTmux runs Pi in its own tmux server, as a person's terminal would.
+type piTmux struct {
+	t      *testing.T
+	w      *piWorld
+	socket string
+}
+
+func newPiTmux(t *testing.T, w *piWorld) *piTmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not found")
+	}
+	p := &piTmux{t: t, w: w, socket: "picket-pi-e2e-" + randomHex(t)}
+	t.Cleanup(func() {
+		c := exec.Command("tmux", "-f", os.DevNull, "-L", p.socket, "kill-server")
+		c.Env = w.env
+		c.Run()
+	})
+	return p
+}
+
+func (p *piTmux) tmux(args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-f", os.DevNull, "-L", p.socket}, args...)...)
+	cmd.Env = p.w.env // no CI, no TMUX: a person's terminal
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// start runs pi (interactive) in a new 120x40 window named name.
+func (p *piTmux) start(name, pi string, extra ...string) {
+	p.t.Helper()
+	words := []string{"exec", shellQuote(pi)}
+	for _, a := range piArgs(extra...) {
+		words = append(words, shellQuote(a))
+	}
+	p.tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", p.w.project, strings.Join(words, " "))
+}
+
+func (p *piTmux) screen(name string) string {
+	p.t.Helper()
+	return p.tmux("capture-pane", "-p", "-t", name)
+}
+
+// waitScreen waits until the pane shows want, and returns the screen.
+func (p *piTmux) waitScreen(name, want string, d time.Duration) string {
+	p.t.Helper()
+	var s string
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if s = p.screen(name); strings.Contains(s, want) {
+			return s
+		}
+	}
+	p.t.Fatalf("Pi's terminal never showed %q; screen:\n%s", want, s)
+	return ""
+}
+
+func (p *piTmux) keys(name string, keys ...string) {
+	p.tmux(append([]string{"send-keys", "-t", name}, keys...)...)
+}
+
+// say types a user prompt into Pi's editor and submits it.
+func (p *piTmux) say(name, text string) {
+	p.tmux("send-keys", "-t", name, "-l", text)
+	p.keys(name, "Enter")
+}
+
+// waitTurn waits until the model was asked for script turn k, that is until
+// the tool result of turn k-1 is in, watching that no prompt pops meanwhile
+// unless prompted says one may.
+func (p *piTmux) waitTurn(name string, model *Model, k int, prompted bool) {
+	p.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, r := range model.Requests() {
+			if r.Turn == k {
+				return
+			}
+		}
+		if s := p.screen(name); !prompted && strings.Contains(s, promptQuestion) {
+			p.t.Fatalf("picket prompted where it should not have:\n%s", s)
+		}
+	}
+	p.t.Fatalf("the model was never asked for turn %d; screen:\n%s", k, p.screen(name))
+}
+
+// What picket's prompt shows (tui/view.go): the question, the guard's note
+// for its first 500 ms, then the deny default's.
+const (
+	promptQuestion = "this path?"
+	promptGuard    = "keys ignored"
+	promptArmed    = "Enter/Esc deny"
+	promptConfirm  = "[y] yes, persist"
+)
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func TestPiInteractive(t *testing.T) {
+	pi := piBinary(t)
+	w := newPiWorld(t)
+	tm := newPiTmux(t, w)
+	creds := filepath.Join(w.home, ".aws", "credentials")
+	writeFile(t, creds, "aws-e2e-"+randomHex(t)+"\n")
+	outside := filepath.Join(w.base, "outside", "persisted.txt")
+	os.MkdirAll(filepath.Dir(outside), 0o755)
+
+	model, err := StartModel([]Turn{
+		0: ToolUse("read", map[string]any{"path": "~/.aws/credentials"}),
+		1: Text("first done"),
+		2: ToolUse("read", map[string]any{"path": "~/.aws/credentials"}),
+		3: ToolUse("read", map[string]any{"path": creds}),
+		4: Text("second done"),
+		5: ToolUse("write", map[string]any{"path": outside, "content": "persisted\n"}),
+		6: Text("third done"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	w.useModel(t, model)
+
+	tm.start("a", pi)
+	footer := tm.waitScreen("a", "🔒 fenced (fs)", 20*time.Second)
+	t.Logf("Pi's terminal at start:\n%s", footer)
+
+	// 1. A block pops the prompt; keys in the guard are ignored; Enter denies.
+	tm.say("a", "first")
+	s := tm.waitScreen("a", promptGuard, 15*time.Second)
+	tm.keys("a", "Enter")
+	s = tm.waitScreen("a", promptArmed, 5*time.Second)
+	t.Logf("the prompt in Pi's terminal:\n%s", s)
+	tm.keys("a", "Enter")
+	tm.waitTurn("a", model, 1, true)
+	results := toolResults(t, model.Requests())
+	if r := results[ToolUseID(0)]; !r.IsError || !strings.Contains(r.text(), "picket: blocked") {
+		t.Errorf("Enter: tool_result = %q, want picket's block", r.text())
+	}
+	tm.waitScreen("a", "first done", 10*time.Second)
+
+	// 2. s after the guard grants for the session; the same read then
+	// passes without a prompt.
+	tm.say("a", "second")
+	tm.waitScreen("a", promptArmed, 15*time.Second)
+	tm.keys("a", "s")
+	tm.waitTurn("a", model, 3, true)
+	tm.waitTurn("a", model, 4, false)
+	results = toolResults(t, model.Requests())
+	for _, k := range []int{2, 3} {
+		if r := results[ToolUseID(k)]; r.IsError || !strings.Contains(r.text(), "aws-e2e-") {
+			t.Errorf("read after the session grant (turn %d): tool_result = %q, want the file", k, r.text())
+		}
+	}
+	tm.waitScreen("a", "second done", 10*time.Second)
+
+	// 3. p, then y on the confirm, persists the write to fence.jsonc.
+	tm.say("a", "third")
+	tm.waitScreen("a", promptArmed, 15*time.Second)
+	tm.keys("a", "p")
+	s = tm.waitScreen("a", promptConfirm, 5*time.Second)
+	t.Logf("the persist confirm:\n%s", s)
+	time.Sleep(700 * time.Millisecond) // the confirm's own guard
+	tm.keys("a", "y")
+	tm.waitTurn("a", model, 6, true)
+	if got, _ := os.ReadFile(outside); string(got) != "persisted\n" {
+		t.Errorf("write after p, y: %s holds %q, want the write", outside, got)
+	}
+	fence, _ := os.ReadFile(filepath.Join(w.project, "fence.jsonc"))
+	if !bytes.Contains(fence, []byte(outside)) || !bytes.Contains(fence, []byte("The project's policy")) {
+		t.Errorf("fence.jsonc after persist lacks %s or lost its comment:\n%s", outside, fence)
+	}
+	s = tm.waitScreen("a", "third done", 10*time.Second)
+	t.Logf("Pi's terminal after the persist:\n%s", s)
+	tm.keys("a", "C-c")
+	tm.keys("a", "C-c")
+
+	// 4. A fresh Pi session writes the persisted path without a prompt.
+	model2, err := StartModel([]Turn{
+		0: ToolUse("write", map[string]any{"path": outside, "content": "again\n"}),
+		1: Text("fresh done"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model2.Close()
+	w.useModel(t, model2)
+	tm.start("b", pi)
+	tm.waitScreen("b", "🔒 fenced (fs)", 20*time.Second)
+	tm.say("b", "fresh")
+	tm.waitTurn("b", model2, 1, false)
+	if got, _ := os.ReadFile(outside); string(got) != "again\n" {
+		t.Errorf("a fresh session's write of the persisted path: %s holds %q", outside, got)
+	}
+
+	lines := readAudit(t, w.auditPath())
+	var decisions []string
+	for _, l := range lines {
+		decisions = append(decisions, l.Decision+" "+l.Tool)
+	}
+	want := []string{"block read", "grant-session read", "grant-persist write"}
+	if strings.Join(decisions, ",") != strings.Join(want, ",") {
+		t.Errorf("audit decisions = %q, want %q", decisions, want)
+	}
+}
