@@ -5,11 +5,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -489,4 +494,151 @@ func TestPiInteractive(t *testing.T) {
 	if strings.Join(decisions, ",") != strings.Join(want, ",") {
 		t.Errorf("audit decisions = %q, want %q", decisions, want)
 	}
+}
+
+// gate holds the model's answer to script turn k until released, so a test
+// can act between two tool calls; every request still reaches model.
+type gate struct {
+	model   *Model
+	k       int
+	arrived chan struct{}
+	release chan struct{}
+	srv     *http.Server
+	URL     string
+}
+
+func startGate(t *testing.T, model *Model, k int) *gate {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{model: model, k: k, arrived: make(chan struct{}), release: make(chan struct{}), URL: "http://" + ln.Addr().String()}
+	var once sync.Once
+	g.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req messagesRequest
+		if json.Unmarshal(body, &req) == nil && len(req.Tools) > 0 && countAssistant(req) == g.k {
+			once.Do(func() { close(g.arrived) })
+			<-g.release
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		model.ServeHTTP(w, r)
+	})}
+	go g.srv.Serve(ln)
+	t.Cleanup(func() { g.srv.Close() })
+	return g
+}
+
+// TestPiSidecarKilled kills `picket serve` between two tool calls of one
+// `pi -p` run: the next file tool call is judged by a restarted sidecar;
+// a sidecar that hangs (SIGSTOP) is given up on after the extension's
+// 15 s timeout and restarted; and when no sidecar can start again, every
+// file tool call is blocked.
+func TestPiSidecarKilled(t *testing.T) {
+	pi := piBinary(t)
+	for _, tc := range []struct {
+		name        string
+		sig         syscall.Signal
+		restartable bool
+	}{
+		{"restarted", syscall.SIGKILL, true},
+		{"hung", syscall.SIGSTOP, true},
+		{"down", syscall.SIGKILL, false},
+	} {
+		restartable := tc.restartable
+		t.Run(tc.name, func(t *testing.T) {
+			w := newPiWorld(t)
+			secret := "hunter2-e2e-" + randomHex(t)
+			writeFile(t, filepath.Join(w.project, ".env"), "SECRET_VALUE="+secret+"\n")
+			model, err := StartModel([]Turn{
+				0: ToolUse("read", map[string]any{"path": "README.md"}),
+				1: ToolUse("read", map[string]any{"path": ".env"}),
+				2: ToolUse("read", map[string]any{"path": "README.md"}),
+				3: Text("done"),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer model.Close()
+			g := startGate(t, model, 1)
+			w.useModel(t, &Model{URL: g.URL})
+
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, pi, piArgs("-p", "Do the scripted steps.")...)
+			cmd.Dir, cmd.Env = w.project, w.env
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-g.arrived:
+			case <-ctx.Done():
+				t.Fatalf("pi never asked for turn 1; stderr:\n%s", stderr.Bytes())
+			}
+			before := serveChildren(cmd.Process.Pid)
+			if len(before) != 1 {
+				t.Fatalf("pi runs %d picket serve children (%v), want 1", len(before), before)
+			}
+			if !restartable {
+				// No picket to start again: the extension must block.
+				if err := os.Rename(w.picket, w.picket+".gone"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := syscall.Kill(before[0], tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("sent %v to picket serve (pid %d) between two tool calls", tc.sig, before[0])
+			close(g.release)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("pi -p: %v\nstderr:\n%s", err, stderr.Bytes())
+			}
+
+			results := toolResults(t, model.Requests())
+			if r := results[ToolUseID(0)]; r.IsError {
+				t.Errorf("read README.md before the kill: %q", r.text())
+			}
+			env := results[ToolUseID(1)]
+			if !env.IsError || strings.Contains(env.text(), secret) {
+				t.Fatalf("read .env after the kill: tool_result = %q (is_error %v), want a block", env.text(), env.IsError)
+			}
+			t.Logf("read .env after the kill: %q", firstLine(env.text()))
+			readme := results[ToolUseID(2)]
+			if restartable {
+				if !strings.Contains(env.text(), "picket: blocked") {
+					t.Errorf("read .env after the kill: %q, want the restarted sidecar's block", env.text())
+				}
+				if readme.IsError || !strings.Contains(readme.text(), "hello from the e2e readme") {
+					t.Errorf("read README.md after the restart: %q, want the file", readme.text())
+				}
+				return
+			}
+			for k, r := range map[int]toolResult{1: env, 2: readme} {
+				if !r.IsError || !strings.Contains(r.text(), "the picket sidecar is not running; file tools are blocked") {
+					t.Errorf("turn %d with no sidecar: tool_result = %q, want the sidecar-down block", k, r.text())
+				}
+			}
+		})
+	}
+}
+
+// serveChildren returns the pids of the `picket serve` children of pid.
+func serveChildren(pid int) []int {
+	var out []int
+	for _, c := range childPids(pid) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c), "cmdline"))
+		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		if len(args) == 2 && filepath.Base(args[0]) == "picket" && args[1] == "serve" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
