@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/gobwas/glob"
+	"github.com/gobwas/glob/syntax"
 )
 
 // A pattern is one compiled rule pattern. Patterns are anchored to absolute
@@ -13,14 +15,16 @@ import (
 // else on the workspace root.
 type pattern struct {
 	rule     Rule
-	abs      string // anchored absolute pattern (case-folded when folding)
-	literal  bool   // no glob characters: covers abs and everything below
-	g        *glob.Pattern
-	base     *glob.Pattern // for "x/**": matches x itself
-	prefix   string        // literal leading directories ("" for "**/" patterns)
-	anywhere bool          // starts with "**/"
-	first    string        // anywhere: the first name after "**/" when literal
-	ext      string        // anywhere: the extension of a "*.ext" first name
+	abs      string    // anchored absolute pattern (case-folded when folding)
+	literal  bool      // no glob characters: covers abs and everything below
+	src      string    // the gobwas source of a glob pattern
+	baseSrc  string    // for "x/**": the source matching x itself
+	lazy     *lazyGlob // the matchers, built on first use
+	deny     bool      // a deny rule: an unusable matcher counts as a match
+	prefix   string    // literal leading directories ("" for "**/" patterns)
+	anywhere bool      // starts with "**/"
+	first    string    // anywhere: the first name after "**/" when literal
+	ext      string    // anywhere: the extension of a "*.ext" first name
 }
 
 // isMeta reports whether c has a glob meaning in picket patterns. Braces
@@ -193,23 +197,62 @@ func newPattern(r Rule, lit, rest string, fold bool) (*pattern, error) {
 	return pt, pt.compile(pt.prefix, globRest)
 }
 
-// compile builds the glob from a literal prefix (quoted, so a workspace
-// named "a[1]" stays literal) and the pattern text after it.
+// compile records the glob source from a literal prefix (quoted, so a
+// workspace named "a[1]" stays literal) and the pattern text after it, and
+// checks its syntax. The matcher itself is built on first use (see
+// [pattern.load]): a hook process judges one path against a policy of many
+// rules, and most of them are never candidates for it.
 func (pt *pattern) compile(prefix, globRest string) error {
 	src := translate(globRest)
 	if prefix != "" {
 		src = strings.TrimSuffix(glob.QuoteMeta(prefix), "/") + "/" + src
 	}
-	var err error
-	if pt.g, err = compiler.Compile(src); err != nil {
+	if err := checkSyntax(src); err != nil {
 		return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
 	}
+	pt.src = src
 	if b, ok := strings.CutSuffix(src, "/**"); ok && b != "" {
-		if pt.base, err = compiler.Compile(b); err != nil {
-			return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
+		pt.baseSrc = b
+	}
+	pt.lazy = &lazyGlob{}
+	return nil
+}
+
+// checkSyntax lexes a translated glob. picket escapes every brace and comma,
+// so the only structure left is character classes, which the lexer checks:
+// a source it accepts always compiles.
+func checkSyntax(src string) error {
+	lx := syntax.NewLexer(src)
+	for {
+		switch tok := lx.Next(); tok.Type {
+		case syntax.EOF:
+			return nil
+		case syntax.Error:
+			return fmt.Errorf("syntax error at %d: %s", lx.Offset(), tok.Data)
 		}
 	}
-	return nil
+}
+
+// lazyGlob holds a pattern's matchers once built; a compiled Policy is
+// shared by goroutines, hence the sync.Once.
+type lazyGlob struct {
+	once    sync.Once
+	g, base *glob.Pattern
+	err     error
+}
+
+// load builds the matchers on first use.
+func (pt *pattern) load() *lazyGlob {
+	l := pt.lazy
+	l.once.Do(func() {
+		if l.g, l.err = compiler.Compile(pt.src); l.err != nil {
+			return
+		}
+		if pt.baseSrc != "" {
+			l.base, l.err = compiler.Compile(pt.baseSrc)
+		}
+	})
+	return l
 }
 
 // cleanAbs cleans a literal absolute path; "" stays "/".
@@ -225,7 +268,11 @@ func (pt *pattern) matchExact(p string) bool {
 	if pt.literal {
 		return p == pt.abs || strings.HasPrefix(p, pt.abs) && (pt.abs == "/" || p[len(pt.abs)] == '/')
 	}
-	return pt.g.Match(p) || pt.base != nil && pt.base.Match(p)
+	l := pt.load()
+	if l.err != nil {
+		return pt.deny // unreachable after checkSyntax; fail closed for denies
+	}
+	return l.g.Match(p) || l.base != nil && l.base.Match(p)
 }
 
 // matchUnder reports whether the pattern matches p or any ancestor of p.

@@ -148,24 +148,26 @@ func Compile(s Spec) (Policy, error) {
 		dst   **ruleSet
 		rules []Rule
 		field string
+		deny  bool
 	}{
-		{&c.mandatory, s.Mandatory, "mandatory"},
-		{&c.allowRead, s.AllowRead, "filesystem.allowRead"},
-		{&c.allowWrite, s.AllowWrite, "filesystem.allowWrite"},
-		{&c.denyRead, s.DenyRead, "filesystem.denyRead"},
-		{&c.denyWrite, s.DenyWrite, "filesystem.denyWrite"},
+		{&c.mandatory, s.Mandatory, "mandatory", true},
+		{&c.allowRead, s.AllowRead, "filesystem.allowRead", false},
+		{&c.allowWrite, s.AllowWrite, "filesystem.allowWrite", false},
+		{&c.denyRead, s.DenyRead, "filesystem.denyRead", true},
+		{&c.denyWrite, s.DenyWrite, "filesystem.denyWrite", true},
 	}
 	if s.DefaultDenyRead && !s.StrictDenyRead {
 		sets = append(sets, struct {
 			dst   **ruleSet
 			rules []Rule
 			field string
-		}{&c.system, systemReadRules(s.Home), "system"})
+			deny  bool
+		}{&c.system, systemReadRules(s.Home), "system", false})
 	} else {
 		c.system = newRuleSet(nil)
 	}
 	for _, set := range sets {
-		if *set.dst, err = compileSet(set.rules, root, s.Home, s.CaseInsensitive, canon.dir); err != nil {
+		if *set.dst, err = compileSet(set.rules, root, s.Home, s.CaseInsensitive, canon.dir, set.deny); err != nil {
 			return Policy{}, fmt.Errorf("%s: %w", set.field, err)
 		}
 	}
@@ -190,12 +192,15 @@ func MustCompile(s Spec) Policy {
 	return p
 }
 
-func compileSet(rules []Rule, root, home string, fold bool, canonDir func(string) string) (*ruleSet, error) {
+func compileSet(rules []Rule, root, home string, fold bool, canonDir func(string) string, deny bool) (*ruleSet, error) {
 	var pts []*pattern
 	for _, r := range rules {
 		ps, err := compilePattern(r, root, home, canonDir, fold)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Source, err)
+		}
+		for _, pt := range ps {
+			pt.deny = deny
 		}
 		pts = append(pts, ps...)
 	}
@@ -218,6 +223,7 @@ func compilePerms(perms []Permission, root, home string, fold bool, into map[*pa
 			return nil, fmt.Errorf("%s: %w", pm.Source, err)
 		}
 		for _, pt := range ps {
+			pt.deny = pm.Permission != LevelWrite
 			if pm.Type == "file" || pm.Type == "directory" {
 				if !pt.literal {
 					return nil, fmt.Errorf("%s: pattern %q: type %q takes a path without glob characters", pm.Source, pm.Pattern, pm.Type)
