@@ -244,7 +244,7 @@ func renderStarter(tmpl string, base *decide.Loaded) ([]byte, error) {
 		v.CaseInsensitive = p["caseInsensitive"]
 	}
 	var b bytes.Buffer
-	err := starterTemplate.Execute(&b, v)
+	err := starterTemplate().Execute(&b, v)
 	return b.Bytes(), err
 }
 
@@ -256,12 +256,16 @@ func cmp0[T comparable](v, def T) T {
 	return v
 }
 
-var starterTemplate = template.Must(template.New("fence.jsonc").Funcs(template.FuncMap{
-	"json": func(v any) (string, error) {
-		b, err := json.Marshal(v)
-		return string(b), err
-	},
-}).Parse(starterText))
+// starterTemplate is parsed on use, not at start: every picket process (a
+// hook runs per tool call) would pay for it otherwise.
+func starterTemplate() *template.Template {
+	return template.Must(template.New("fence.jsonc").Funcs(template.FuncMap{
+		"json": func(v any) (string, error) {
+			b, err := json.Marshal(v)
+			return string(b), err
+		},
+	}).Parse(starterText))
+}
 
 const starterText = `// fence.jsonc: what AI coding agents may read and write in this project.
 // picket enforces it on the agents' file tools, and fence on their shell.
