@@ -464,6 +464,16 @@ func TestPiInteractive(t *testing.T) {
 	}
 	s = tm.waitScreen("a", "third done", 10*time.Second)
 	t.Logf("Pi's terminal after the persist:\n%s", s)
+
+	// The /fence commands answer in Pi's terminal.
+	tm.say("a", "/fence grants")
+	tm.waitScreen("a", "session grants:", 10*time.Second)
+	tm.waitScreen("a", "read   "+creds, 5*time.Second)
+	tm.say("a", "/fence")
+	s = tm.waitScreen("a", "picket.blocklist (applies to: both, from", 10*time.Second)
+	t.Logf("/fence:\n%s", s)
+	tm.say("a", "/fence mode read-only")
+	tm.waitScreen("a", "mode read-only for this session", 10*time.Second)
 	tm.keys("a", "C-c")
 	tm.keys("a", "C-c")
 

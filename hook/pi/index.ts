@@ -435,6 +435,8 @@ export default function (pi: ExtensionAPI) {
 		description: "picket: show the policy; log [N], reload, init, lint, grants, mode read-only|workspace-write|full",
 		getArgumentCompletions: (prefix: string) => {
 			const subs = ["log", "reload", "init", "lint", "grants", "mode read-only", "mode workspace-write", "mode full"];
+			// A whole subcommand offers nothing, so Enter runs it at once.
+			if (subs.includes(prefix.trim())) return null;
 			const items = subs.filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s }));
 			return items.length > 0 ? items : null;
 		},
@@ -512,6 +514,10 @@ export default function (pi: ExtensionAPI) {
 			`workspace root: ${s.root}`,
 			`mode: ${s.mode}`,
 		];
+		if (Array.isArray(s.mandatory) && s.mandatory.length > 0) {
+			out.push("mandatory write denies (applies to: both; no rule or grant lifts them):");
+			for (const m of s.mandatory) out.push(`  ${m.pattern ?? JSON.stringify(m)}`);
+		}
 		const field = (name: string, value: unknown) => {
 			const from = sources[name] ? `, from ${sources[name]}` : "";
 			const head = `${name} (applies to: ${applies[name] ?? "none"}${from})`;
@@ -525,10 +531,6 @@ export default function (pi: ExtensionAPI) {
 			const nested = (k === "filesystem" || k === "picket") && v && typeof v === "object" && !Array.isArray(v);
 			if (nested) for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) field(`${k}.${k2}`, v2);
 			else field(k, v);
-		}
-		if (Array.isArray(s.mandatory) && s.mandatory.length > 0) {
-			out.push("mandatory write denies (applies to: both, cannot be lifted):");
-			for (const m of s.mandatory) out.push(`  ${m.pattern ?? JSON.stringify(m)}`);
 		}
 		return out.join("\n");
 	}
