@@ -477,6 +477,18 @@ func TestPiInteractive(t *testing.T) {
 	tm.keys("a", "C-c")
 	tm.keys("a", "C-c")
 
+	sessionA := w.piSessions(t)
+	if len(sessionA) != 1 {
+		t.Fatalf("Pi sessions = %v, want one", sessionA)
+	}
+	files, _ := filepath.Glob(filepath.Join(w.home, ".pi", "agent", "sessions", "*", "*"+sessionA[0]+".jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("no session file for %s", sessionA[0])
+	}
+	if data, _ := os.ReadFile(files[0]); !bytes.Contains(data, []byte(`"customType":"picket-grant","data":{"access":"read","path":`+strconv.Quote(creds))) {
+		t.Errorf("the session file keeps no picket-grant entry for %s:\n%s", creds, data)
+	}
+
 	// 4. A fresh Pi session writes the persisted path without a prompt.
 	model2, err := StartModel([]Turn{
 		0: ToolUse("write", map[string]any{"path": outside, "content": "again\n"}),
@@ -493,6 +505,29 @@ func TestPiInteractive(t *testing.T) {
 	tm.waitTurn("b", model2, 1, false)
 	if got, _ := os.ReadFile(outside); string(got) != "again\n" {
 		t.Errorf("a fresh session's write of the persisted path: %s holds %q", outside, got)
+	}
+
+	tm.keys("b", "C-c")
+	tm.keys("b", "C-c")
+
+	// 5. Resuming the first session restores its session grant from Pi's
+	// session entries: the read passes without a prompt.
+	resumed := make([]Turn, 7, 9) // the first session's seven turns
+	for i := range resumed {
+		resumed[i] = Text("earlier")
+	}
+	model3, err := StartModel(append(resumed, ToolUse("read", map[string]any{"path": creds}), Text("resumed done")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model3.Close()
+	w.useModel(t, model3)
+	tm.start("c", pi, "--session", sessionA[0])
+	tm.waitScreen("c", "🔒 fenced (fs)", 20*time.Second)
+	tm.say("c", "resumed")
+	tm.waitTurn("c", model3, 8, false)
+	if r := toolResults(t, model3.Requests())[ToolUseID(7)]; r.IsError || !strings.Contains(r.text(), "aws-e2e-") {
+		t.Errorf("read in the resumed session: tool_result = %q, want the file (the restored session grant)", r.text())
 	}
 
 	lines := readAudit(t, w.auditPath())
