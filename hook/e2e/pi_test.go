@@ -687,3 +687,73 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// fakePicket writes a stand-in for picket whose sidecar answers every
+// request with reply (its id spliced in), and installs the extension
+// pointing at it.
+func (w *piWorld) fakePicket(t *testing.T, reply string) {
+	t.Helper()
+	fake := filepath.Join(w.base, "bin", "fake-picket")
+	writeFile(t, fake, `#!/bin/sh
+[ "$1" = serve ] || exit 2
+while IFS= read -r line; do
+	id=$(printf '%s' "$line" | sed -n 's/^{"id":\([0-9]*\).*/\1/p')
+	printf '{"id":%s,`+reply+`}\n' "$id"
+done
+`)
+	if err := os.Chmod(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, w.project, w.env, w.picket, "install", "pi", "--user", "--exe", fake)
+}
+
+// TestPiProtocolMismatch: a picket whose sidecar speaks another protocol
+// is refused, and every file tool call is blocked saying why.
+func TestPiProtocolMismatch(t *testing.T) {
+	pi := piBinary(t)
+	w := newPiWorld(t)
+	w.fakePicket(t, `"ok":true,"picket":"9.9.9","protocol":2,"allow":true`)
+	model, err := StartModel([]Turn{
+		ToolUse("read", map[string]any{"path": "README.md"}),
+		Text("done"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	w.useModel(t, model)
+	w.runPiPrint(t, pi)
+	r := toolResults(t, model.Requests())[ToolUseID(0)]
+	if !r.IsError || !strings.Contains(r.text(), "file tools are blocked") || !strings.Contains(r.text(), "protocol 2") {
+		t.Errorf("read with a protocol 2 sidecar: tool_result = %q (is_error %v), want a block naming the protocol", r.text(), r.IsError)
+	}
+}
+
+// TestPiFooter checks the footer's states and the lint warnings shown at
+// session start, in Pi's terminal.
+func TestPiFooter(t *testing.T) {
+	pi := piBinary(t)
+	w := newPiWorld(t)
+	tm := newPiTmux(t, w)
+	model, err := StartModel(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	w.useModel(t, model)
+	writeFile(t, filepath.Join(w.project, "fence.jsonc"), `{"extends": "code", "filesystem": {"allowWrite": ["**"]}}`)
+
+	tm.start("lint", pi)
+	tm.waitScreen("lint", "🔒 fenced (fs)", 20*time.Second)
+	s := tm.waitScreen("lint", "[top-globstar]", 5*time.Second)
+	t.Logf("a policy lint warns about, at session start:\n%s", s)
+
+	tm.start("nofence", pi, "--no-fence")
+	t.Logf("--no-fence:\n%s", tm.waitScreen("nofence", "⚠ unfenced (--no-fence)", 20*time.Second))
+
+	w.fakePicket(t, `"ok":true,"picket":"9.9.9","protocol":2`)
+	tm.start("old", pi)
+	s = tm.waitScreen("old", "⛔ picket unavailable: file tools blocked", 20*time.Second)
+	tm.waitScreen("old", "protocol 2", 5*time.Second)
+	t.Logf("a sidecar speaking protocol 2:\n%s", s)
+}

@@ -300,7 +300,7 @@ export default function (pi: ExtensionAPI) {
 		if (!ctx.hasUI) return;
 		try {
 			const lint = must(await request("lint", { cwd }));
-			const warnings = (lint.warnings ?? []).map((w: any) => `picket: warning: ${w.text ?? JSON.stringify(w)}`);
+			const warnings = (lint.warnings ?? []).map((w: any) => `picket: ${w.text ?? JSON.stringify(w)}`);
 			if (warnings.length > 0) ctx.ui.notify(warnings.join("\n"), "warning");
 		} catch (e) {
 			ctx.ui.notify(`picket: warning: lint failed: ${(e as Error).message}`, "warning");
