@@ -472,6 +472,8 @@ func TestPiInteractive(t *testing.T) {
 	tm.say("a", "/fence")
 	s = tm.waitScreen("a", "picket.blocklist (applies to: both, from", 10*time.Second)
 	t.Logf("/fence:\n%s", s)
+	tm.say("a", "/fence log 2")
+	tm.waitScreen("a", "grant-persist write write", 10*time.Second)
 	tm.say("a", "/fence mode read-only")
 	tm.waitScreen("a", "mode read-only for this session", 10*time.Second)
 	tm.keys("a", "C-c")

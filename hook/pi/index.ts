@@ -446,7 +446,8 @@ export default function (pi: ExtensionAPI) {
 				const text = await fenceCommand(ctx, sub, rest);
 				if (text) ctx.ui.notify(text, "info");
 			} catch (e) {
-				ctx.ui.notify(`picket: error: ${(e as Error).message}`, "error");
+				const msg = (e as Error).message;
+				ctx.ui.notify(msg.startsWith("picket:") ? msg : `picket: error: ${msg}`, "error");
 			}
 		},
 	});
@@ -537,7 +538,7 @@ export default function (pi: ExtensionAPI) {
 
 	function formatLogEntry(e: any): string {
 		if (typeof e === "string") return e;
-		const when = typeof e.time === "string" ? e.time.replace(/\.\d+/, "") : "";
-		return [when, e.decision, e.tool, e.access, e.path, e.rule ? `(${e.rule})` : ""].filter(Boolean).join(" ");
+		const when = typeof e.ts === "string" ? e.ts.replace(/\.\d+/, "") : "";
+		return [when, e.decision, e.tool, e.access, e.path ?? e.command, e.rule ? `(${e.rule})` : ""].filter(Boolean).join(" ");
 	}
 }
