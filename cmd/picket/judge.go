@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
@@ -38,7 +39,11 @@ func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call) ve
 	if m := c.sessionMode(call.Session); m != "" {
 		policy = policy.WithMode(m)
 	}
-	d, _, err := hook.Judge(policy, call, c.ledger())
+	// The ledger is under the state dir of the env the policy was loaded
+	// with (c.ledger() would build that env again, executable lookup
+	// included, on every call).
+	ledger := hook.Ledger{Dir: filepath.Join(loaded.Env.StateDir(), "ledger")}
+	d, _, err := hook.Judge(policy, call, ledger)
 	if err != nil {
 		entry.Decision, entry.Reason = "error", err.Error()
 		c.audit(loaded, entry)

@@ -87,12 +87,23 @@ func newServer(c *cli, agent string) *server {
 	return s
 }
 
-// serve reads requests until EOF, answering each on its own goroutine.
+// serve reads requests until EOF and answers them on maxInFlight workers.
+// The workers live as long as the server: a goroutine per request would
+// grow a fresh stack for every decision.
 func (s *server) serve(in io.Reader, out io.Writer) error {
 	w := &lineWriter{w: bufio.NewWriterSize(out, 64<<10)}
 	r := bufio.NewReaderSize(in, 64<<10)
-	sem := make(chan struct{}, maxInFlight)
+	lines := make(chan []byte)
 	var wg sync.WaitGroup
+	for range maxInFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for line := range lines {
+				w.send(s.answer(line))
+			}
+		}()
+	}
 	var err error
 	for err == nil {
 		var line []byte
@@ -102,14 +113,10 @@ func (s *server) serve(in io.Reader, out io.Writer) error {
 		case tooLong:
 			w.send(errorLine(nil, fmt.Sprintf("request line longer than %d bytes", maxLine)))
 		case len(bytes.TrimSpace(line)) > 0:
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				w.send(s.answer(line))
-			}()
+			lines <- line
 		}
 	}
+	close(lines)
 	wg.Wait()
 	w.flush()
 	if errors.Is(err, io.EOF) {

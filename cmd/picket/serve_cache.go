@@ -13,12 +13,16 @@ import (
 )
 
 // policyCache keeps the resolved policy of each working directory while
-// none of the files it came from changes. Every lookup stats each place
-// discovery looks (fence.jsonc and fence.json in cwd and every parent, the
-// user's fence config) and every file of the chain, so an edit, a persisted
-// grant or a new fence.jsonc applies to the very next call.
+// none of the files it came from changes: each place discovery looks
+// (fence.jsonc and fence.json in cwd and every parent, the user's fence
+// config) and every file of the chain. On Linux an inotify [watcher] sees
+// the changes, and a lookup only drains its queue; a path it cannot watch,
+// or every path elsewhere, is stat-checked on every lookup. Either way an
+// edit, a persisted grant or a new fence.jsonc applies to the very next
+// call.
 type policyCache struct {
 	c     *cli
+	w     *watcher // nil: stat everything
 	mu    sync.Mutex
 	slots map[string]*cacheSlot
 }
@@ -37,10 +41,13 @@ type cacheSlot struct {
 	reload sync.Mutex
 }
 
-// snapshot is a loaded policy and the state of the files it depends on,
-// taken before it was loaded.
+// snapshot is a loaded policy with the watcher's generation and the state
+// of the files it depends on that are not watched, taken before it was
+// loaded.
 type snapshot struct {
 	loaded *decide.Loaded
+	w      *watcher
+	gen    uint64
 	stamps []stamp
 	racy   bool
 }
@@ -68,7 +75,7 @@ func statFile(path string) fileState {
 }
 
 func newPolicyCache(c *cli) *policyCache {
-	return &policyCache{c: c, slots: map[string]*cacheSlot{}}
+	return &policyCache{c: c, w: newWatcher(), slots: map[string]*cacheSlot{}}
 }
 
 func (pc *policyCache) slot(cwd string) *cacheSlot {
@@ -113,7 +120,7 @@ func (pc *policyCache) get(cwd string) (*decide.Loaded, error) {
 	// lookup. A chain file we did not stamp (an extends target) means
 	// loading again with it stamped.
 	for range 3 {
-		next := stampAll(paths)
+		next := pc.stampAll(paths)
 		loaded, err := pc.c.loadPolicy(cwd, "")
 		if err != nil {
 			sl.cur.Store(nil)
@@ -154,12 +161,24 @@ func addChain(paths, chain []string) []string {
 	return paths
 }
 
-func stampAll(paths []string) *snapshot {
+// stampAll watches paths, or stats those it cannot watch. A file behind a
+// symlink is watched where the link points, too.
+func (pc *policyCache) stampAll(paths []string) *snapshot {
+	sn := &snapshot{w: pc.w}
+	var unwatched []string
+	for _, p := range paths {
+		if !pc.w.watch(p) {
+			unwatched = append(unwatched, p)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p && !pc.w.watch(real) {
+			unwatched = append(unwatched, real)
+		}
+	}
+	sn.gen = pc.w.poll()
 	now := time.Now()
-	sn := &snapshot{stamps: make([]stamp, len(paths))}
-	for i, p := range paths {
+	for _, p := range unwatched {
 		st := statFile(p)
-		sn.stamps[i] = stamp{p, st}
+		sn.stamps = append(sn.stamps, stamp{p, st})
 		if st != (fileState{}) && now.Sub(time.Unix(st.ctime.Unix())) < racyWindow {
 			sn.racy = true
 		}
@@ -169,7 +188,7 @@ func stampAll(paths []string) *snapshot {
 
 // fresh reports whether every file the snapshot depends on is as it was.
 func (sn *snapshot) fresh() bool {
-	if sn == nil || sn.racy {
+	if sn == nil || sn.racy || sn.w.poll() != sn.gen {
 		return false
 	}
 	for _, s := range sn.stamps {

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// watcher turns changes to the policy files (and to the places discovery
+// looks) into a generation number, with inotify. Polling it is one
+// non-blocking read, where stat-checking every place would be a dozen
+// syscalls per request.
+type watcher struct {
+	fd   int
+	mu   sync.Mutex
+	gen  uint64
+	dirs map[string]*watchedDir
+	byWD map[int32]*watchedDir
+	buf  []byte
+}
+
+// watchedDir is one inotify watch: changes to names in it matter.
+type watchedDir struct {
+	path  string
+	wd    int32
+	names map[string]bool
+}
+
+const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB |
+	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR
+
+// newWatcher returns nil when inotify is not available: the cache then
+// stats every file on every lookup.
+func newWatcher() *watcher {
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	return &watcher{fd: fd, dirs: map[string]*watchedDir{}, byWD: map[int32]*watchedDir{}, buf: make([]byte, 64<<10)}
+}
+
+// watch makes a change to path show in the generation. A directory on the
+// way that does not exist yet is watched from its nearest existing parent,
+// for the name that would create it. It reports false when path cannot be
+// watched (the caller stats it instead).
+func (w *watcher) watch(path string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p := filepath.Clean(path); ; {
+		dir, name := filepath.Dir(p), filepath.Base(p)
+		err := w.add(dir, name)
+		switch {
+		case err == nil:
+			return true
+		case dir == p || !(errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR)):
+			return false
+		}
+		p = dir
+	}
+}
+
+func (w *watcher) add(dir, name string) error {
+	d := w.dirs[dir]
+	if d == nil {
+		wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
+		if err != nil {
+			return err
+		}
+		if d = w.byWD[int32(wd)]; d == nil { // the same dir by another name
+			d = &watchedDir{path: dir, wd: int32(wd), names: map[string]bool{}}
+			w.byWD[d.wd] = d
+		}
+		w.dirs[dir] = d
+	}
+	d.names[name] = true
+	return nil
+}
+
+// poll reads the events queued so far and returns the generation: it grows
+// with every change to a watched name, and with anything that loses track
+// (a watched directory gone or moved, an event queue overflow).
+func (w *watcher) poll() uint64 {
+	if w == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		n, err := unix.Read(w.fd, w.buf)
+		if err != nil || n <= 0 {
+			return w.gen
+		}
+		w.events(w.buf[:n])
+	}
+}
+
+func (w *watcher) events(b []byte) {
+	for len(b) >= unix.SizeofInotifyEvent {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
+		end := unix.SizeofInotifyEvent + int(ev.Len)
+		name := string(trimNUL(b[unix.SizeofInotifyEvent:min(end, len(b))]))
+		b = b[min(end, len(b)):]
+		d := w.byWD[ev.Wd]
+		switch {
+		case ev.Mask&unix.IN_Q_OVERFLOW != 0:
+			w.gen++
+		case d == nil:
+		case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
+			w.gen++
+			w.forget(d)
+		case name == "" || d.names[name]:
+			w.gen++
+		}
+	}
+}
+
+// forget drops a watch whose directory is gone, so the next watch of a
+// path below it adds a fresh one.
+func (w *watcher) forget(d *watchedDir) {
+	unix.InotifyRmWatch(w.fd, uint32(d.wd))
+	delete(w.byWD, d.wd)
+	for p, x := range w.dirs {
+		if x == d {
+			delete(w.dirs, p)
+		}
+	}
+}
+
+func trimNUL(b []byte) []byte {
+	for len(b) > 0 && b[len(b)-1] == 0 {
+		b = b[:len(b)-1]
+	}
+	return b
+}
