@@ -22,3 +22,8 @@ func systemReadRules(home string) []Rule {
 		"~/.rbenv", "~/.rvm", "~/.n", "~/.sdkman", "~/bin",
 	)...)
 }
+
+// SystemReadRules returns the locations that stay readable under
+// defaultDenyRead unless strictDenyRead is set, so the shell sandbox mounts
+// exactly what [Check] allows.
+func SystemReadRules(home string) []Rule { return systemReadRules(home) }

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/sandbox"
+)
+
+func init() { commands["run"] = runRun }
+
+// exitUnavailable is picket run's status when it refuses to run the
+// command (no sandbox, broken policy): nothing ran, as a shell's 126.
+const exitUnavailable = 126
+
+// probeEnv names a command run instead of picket's user-namespace probe;
+// tests set it to simulate a machine without user namespaces. It can only
+// make picket refuse: bubblewrap still has to create the sandbox.
+const probeEnv = "PICKET_SANDBOX_PROBE"
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+// runRun runs COMMAND in the shell sandbox built from the policy and exits
+// with its status; 126 when it cannot sandbox it (nothing ran), 2 for usage
+// errors.
+//
+// --bind-tmp GLOB binds host files directly in /tmp that the command line
+// names and GLOB matches through the private /tmp (Claude Code's Bash tool
+// writes its cwd to "/tmp/claude-*-cwd" and reads it from outside);
+// --read PATH keeps PATH readable under defaultDenyRead (Claude Code's
+// ~/.claude/shell-snapshots). Both are for agent wiring, set by the person.
+func runRun(c *cli, args []string) int {
+	if len(args) > 0 && args[0] == sandbox.LandlockExec {
+		return sandbox.Inner(args[1:], c.stderr)
+	}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	cwd := fs.String("cwd", "", "working directory of the command")
+	config := fs.String("config", "", "policy file to use instead of discovery")
+	session := fs.String("session", "", "agent session id, for the audit log")
+	unsandboxed := fs.Bool("unsandboxed", false, "run without the sandbox (audited)")
+	var bindTmp, extraRead stringList
+	fs.Var(&bindTmp, "bind-tmp", "bind host /tmp files the command names and GLOB matches through the private /tmp")
+	fs.Var(&extraRead, "read", "keep PATH readable under defaultDenyRead")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cmd := fs.Args()
+	if len(cmd) == 0 {
+		c.errorf("run needs a COMMAND")
+		c.hintf("picket run -- sh -c 'make test'")
+		return 2
+	}
+	loaded, err := c.loadPolicy(*cwd, *config)
+	if err != nil {
+		c.errorf("%v", err)
+		c.hintf("fix the policy (picket validate); nothing ran")
+		return exitUnavailable
+	}
+	dir := loaded.Env.Cwd
+	env := stripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
+	if *unsandboxed {
+		c.audit(loaded, audit.Entry{Session: *session, Decision: "run", Command: commandLine(cmd), Cwd: dir,
+			Reason: "picket: warning: --unsandboxed: the command ran without the shell sandbox"})
+		return c.runPlain(cmd, dir, env)
+	}
+	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead)
+	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) {
+		c.errorf("cannot sandbox the command, so it did not run: %v", ue)
+		c.hintf("%s", ue.Hint())
+		return exitUnavailable
+	}
+	if err != nil {
+		c.errorf("%v; nothing ran", err)
+		return exitUnavailable
+	}
+	if loaded.Settings.Audit.LogCommands {
+		c.audit(loaded, audit.Entry{Session: *session, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code})
+	}
+	return code
+}
+
+func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, extraRead []string) (int, error) {
+	bwrap := sandbox.FindBwrap(c.getenv("PATH"))
+	if bwrap == "" {
+		return 0, &sandbox.UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
+	}
+	if probe := c.getenv(probeEnv); probe != "" && !sandbox.Probe(c.getenv("PATH"), probe).UserNS {
+		return 0, &sandbox.UnavailableError{What: "user namespaces are disabled (the probe failed)", Userns: true}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	state := loaded.Env.StateDir()
+	plan, err := sandbox.NewPlan(loaded, sandbox.Options{
+		Exe: exe, EmptyFile: filepath.Join(state, "sandbox", "hidden"),
+		BindTmp: bindTmp, ExtraRead: extraRead, Command: cmd,
+	})
+	if err != nil {
+		return 0, err
+	}
+	if x := plan.Expansion; x.Truncated {
+		c.warnf("pattern expansion stopped after %d entries (depth %d): files beyond are fenced for the file tools only", x.Entries, x.MaxDepth)
+	}
+	return sandbox.Run(plan, sandbox.Runner{
+		Bwrap: bwrap, Env: env, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, StateDir: state,
+	}, cmd)
+}
+
+// runPlain runs cmd without a sandbox (--unsandboxed), passing signals on.
+func (c *cli) runPlain(cmd []string, dir string, env []string) int {
+	p := exec.Command(cmd[0], cmd[1:]...)
+	p.Dir, p.Env, p.Stdin, p.Stdout, p.Stderr = dir, env, c.stdin, c.stdout, c.stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := p.Start(); err != nil {
+		c.errorf("%v", err)
+		return 127
+	}
+	go func() {
+		for s := range sigs {
+			p.Process.Signal(s)
+		}
+	}()
+	p.Wait()
+	if ws, ok := p.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return p.ProcessState.ExitCode()
+}
+
+// stripEnv drops the variables whose names match one of patterns ("AWS_*").
+func stripEnv(env, patterns []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, name); ok {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// commandLine is the command as one audit field.
+func commandLine(cmd []string) string {
+	parts := make([]string, len(cmd))
+	for i, a := range cmd {
+		parts[i] = quoteField(a)
+	}
+	return strings.Join(parts, " ")
+}

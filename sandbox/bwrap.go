@@ -1,0 +1,175 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// InfoFD is the descriptor bubblewrap writes the sandbox's PID to; [Run]
+// passes a pipe there.
+const InfoFD = 3
+
+// LandlockExec is the hidden flag of "picket run" that marks the first
+// process inside the sandbox: it applies [Plan.Landlock] and starts the
+// command.
+const LandlockExec = "--landlock-exec"
+
+// op is one mount, placed by path: a directory's mounts come before those
+// below it, and at one path the ranks order them.
+type op struct {
+	path string
+	rank int
+	args []string
+}
+
+// The ranks of mounts at one path, bottom first.
+const (
+	rankSkeleton = iota
+	rankSystem
+	rankRead
+	rankWrite
+	rankStructure
+	rankProtect
+	rankHide
+	rankSocket
+	rankExe
+)
+
+// Args returns the bubblewrap arguments that run cmd under p. It is pure:
+// the same plan and command always give the same arguments, and nothing is
+// read or written.
+func (p Plan) Args(cmd []string) []string {
+	return bwrapArgs(p, cmd)
+}
+
+func bwrapArgs(p Plan, cmd []string) []string {
+	args := []string{
+		"--die-with-parent", "--new-session",
+		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+	}
+	if !p.Network {
+		args = append(args, "--unshare-net")
+	}
+	args = append(args, "--cap-drop", "ALL", "--as-pid-1", "--info-fd", "3")
+	switch p.Root {
+	case RootReadOnly:
+		args = append(args, "--ro-bind", "/", "/")
+	case RootWritable:
+		args = append(args, "--bind", "/", "/")
+	}
+	for _, o := range p.ops() {
+		args = append(args, o.args...)
+	}
+	if p.Root == RootEmpty {
+		args = append(args, "--chmod", "0111", "/", "--remount-ro", "/")
+	}
+	if p.Cwd != "" {
+		args = append(args, "--chdir", p.Cwd)
+	}
+	args = append(args, "--", p.Exe, "run", LandlockExec)
+	for _, w := range p.Landlock.Write {
+		args = append(args, "--write", w)
+	}
+	for _, s := range p.Landlock.Sockets {
+		args = append(args, "--socket", s)
+	}
+	args = append(args, "--")
+	return append(args, cmd...)
+}
+
+// ops lists every mount in the order bubblewrap must make them.
+func (p Plan) ops() []op {
+	var ops []op
+	add := func(path string, rank int, args ...string) {
+		ops = append(ops, op{path, rank, args})
+	}
+	add("/dev", rankSystem, "--dev", "/dev")
+	add("/proc", rankSystem, "--proc", "/proc")
+	add("/tmp", rankSystem, "--tmpfs", "/tmp")
+	for _, d := range p.SocketDirs {
+		add(d, rankSystem, "--tmpfs", d)
+	}
+	mounted := append(append([]string{}, p.Read...), p.Write...)
+	if p.Root == RootEmpty {
+		for _, d := range p.skeleton() {
+			add(d, rankSkeleton, "--perms", "0111", "--dir", d)
+		}
+		for _, l := range p.Links {
+			if !under(l.Path, mounted) {
+				add(l.Path, rankSkeleton, "--symlink", l.Target, l.Path)
+			}
+		}
+	}
+	for _, r := range p.Read {
+		add(r, rankRead, "--ro-bind", r, r)
+	}
+	for _, w := range p.Write {
+		add(w, rankWrite, "--bind", w, w)
+	}
+	for _, w := range p.TmpBinds {
+		add(w, rankWrite, "--bind", w, w)
+	}
+	for _, s := range p.Structure {
+		add(s, rankStructure, "--bind", s, s)
+	}
+	for _, q := range p.Protect {
+		add(q, rankProtect, "--ro-bind", q, q)
+	}
+	for _, h := range p.Hide {
+		if h.Dir {
+			add(h.Path, rankHide, "--perms", "0000", "--tmpfs", h.Path)
+		} else {
+			add(h.Path, rankHide, "--ro-bind", p.EmptyFile, h.Path)
+		}
+	}
+	for _, s := range p.Sockets {
+		add(s, rankSocket, "--ro-bind", s, s)
+	}
+	if p.Exe != "" {
+		add(p.Exe, rankExe, "--ro-bind", p.Exe, p.Exe)
+	}
+	slices.SortStableFunc(ops, func(a, b op) int {
+		if c := comparePaths(a.path, b.path); c != 0 {
+			return c
+		}
+		return a.rank - b.rank
+	})
+	return ops
+}
+
+// comparePaths orders paths so that a directory comes before everything
+// below it.
+func comparePaths(a, b string) int {
+	return strings.Compare(strings.ReplaceAll(a, "/", "\x00"), strings.ReplaceAll(b, "/", "\x00"))
+}
+
+// skeleton returns the directories an empty root needs so that every
+// mount and link has a parent: search-only (mode 0111), so they can be
+// passed through but not listed, as check denies listing them.
+func (p Plan) skeleton() []string {
+	mounted := append(append([]string{}, p.Read...), p.Write...)
+	var targets []string
+	targets = append(targets, p.Read...)
+	targets = append(targets, p.Write...)
+	targets = append(targets, p.Exe)
+	targets = append(targets, p.Sockets...)
+	for _, l := range p.Links {
+		targets = append(targets, l.Path)
+	}
+	if p.Cwd != "" {
+		targets = append(targets, p.Cwd)
+	}
+	var out []string
+	for _, t := range targets {
+		if t == "" {
+			continue
+		}
+		for d := filepath.Dir(t); d != "/" && d != "."; d = filepath.Dir(d) {
+			if !under(d, mounted) && !isUnder(d, "/tmp") && !under(d, p.SocketDirs) {
+				out = append(out, d)
+			}
+		}
+	}
+	return sortedUnique(out)
+}

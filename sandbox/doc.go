@@ -1,0 +1,51 @@
+// Package sandbox runs a shell command under the same policy that
+// [decide.Check] applies to the agent's file tools, enforced by the kernel:
+// bubblewrap namespaces and mounts, with Landlock as a second, independent
+// layer for writes.
+//
+// [NewPlan] turns a resolved policy into a [Plan] (plain values: what is
+// visible, hidden, writable and protected), expanding glob patterns against
+// the filesystem once, when the sandbox starts. [Plan.Args] turns a plan
+// into bubblewrap arguments without touching anything. [Run] runs them.
+//
+// # What it guarantees
+//
+//   - Reads: denyRead and picket.blocklist matches are hidden (an empty
+//     directory or an empty file nobody may open, mounted over them); under
+//     defaultDenyRead only allowRead, allowWrite, the workspace and (unless
+//     strictDenyRead) the system locations [decide.SystemReadRules] names
+//     are mounted at all.
+//   - Writes: only allowWrite, the workspace (workspace-write mode) and a
+//     private /tmp are writable; denyWrite matches and every mandatory deny
+//     are mounted read-only on top. A mandatory path that does not exist yet
+//     gets an empty read-only directory as a placeholder, so it cannot be
+//     created. Directories that hold protected paths are mount points, so
+//     they cannot be renamed away and recreated.
+//   - Landlock, when the kernel has it, limits writes to the writable set
+//     again, and scopes abstract unix sockets and signals to the sandbox.
+//   - The command has no capabilities, its own PID, IPC, UTS, cgroup and
+//     user namespaces, a fresh /proc, a minimal /dev, a new session (no
+//     TIOCSTI injection into the caller's terminal) and no network unless
+//     the policy lists domains.
+//   - Unix sockets: /run and /var/run are empty, /tmp is private, sockets
+//     found in the workspace's and home's walk outside the workspace are
+//     covered, and only network.allowUnixSockets are bound through.
+//
+// # What it does not stop
+//
+//   - Files created after the sandbox starts are judged by the mounts of
+//     their directory only: a new file that only a glob names (a "*.pem"
+//     written later) is protected by the file tools, not by this layer.
+//     [FileToolsOnly] lists such rules for picket lint.
+//   - Pattern expansion is bounded in depth and entries
+//     (picket.sandbox.expandMaxDepth, expandMaxEntries); matches beyond the
+//     bound are not covered, and [Plan.Expansion] says when it stopped.
+//   - Network domains are not filtered: with network.allowedDomains set,
+//     the command has the host's network.
+//   - Path sockets outside /run, /var/run, /tmp, the workspace and home stay
+//     reachable unless the kernel has Landlock ABI 9 (connect(2) on path
+//     sockets).
+//   - picket.permissions and picket.writeGuards apply to the file tools only.
+//   - Only Linux: on other systems [Run] returns an error naming the
+//     platform.
+package sandbox

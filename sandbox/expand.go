@@ -1,0 +1,392 @@
+package sandbox
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// expansion is what the filesystem walk found.
+type expansion struct {
+	read, write, protect []string
+	hide                 []Hidden
+	mandatoryMissing     []string
+	stats                Expansion
+}
+
+// class is one kind of mount a rule list turns into.
+type class int
+
+const (
+	classHide class = iota
+	classProtect
+	classWrite
+	classRead
+	nClasses
+)
+
+// matcher is a cheap, over-approximating test of one glob pattern's last
+// component, applied to entries below the pattern's literal prefix; what
+// passes is confirmed by [decide.Decide], so the sandbox and check cannot
+// disagree on what a pattern means.
+type matcher struct {
+	class  class
+	prefix string // resolved literal directory; "" for "**/" patterns and blocklist names
+	name   string // the last component as a path.Match pattern; "" matches every name
+	fold   bool
+}
+
+func (m matcher) match(name string) bool {
+	if m.name == "" {
+		return true
+	}
+	if m.fold {
+		name = strings.ToLower(name)
+	}
+	ok, err := path.Match(m.name, name)
+	return ok || err != nil
+}
+
+// judges are sub-policies, one per class, that answer "does this class
+// cover this path" with decide's own matching.
+type judges [nClasses]decide.Policy
+
+func newJudges(s decide.Spec) (judges, error) {
+	base := decide.Spec{Root: s.Root, Home: s.Home, CaseInsensitive: s.CaseInsensitive}
+	specs := [nClasses]decide.Spec{}
+	h := base
+	h.Mode, h.DenyRead, h.Blocklist = decide.Full, s.DenyRead, s.Blocklist
+	specs[classHide] = h
+	pr := base
+	pr.Mode, pr.DenyWrite, pr.Mandatory = decide.Full, s.DenyWrite, s.Mandatory
+	specs[classProtect] = pr
+	w := base
+	w.Mode, w.AllowWrite = decide.WorkspaceWrite, s.AllowWrite
+	specs[classWrite] = w
+	r := base
+	r.Mode, r.DefaultDenyRead, r.StrictDenyRead, r.AllowRead = decide.ReadOnly, true, true, s.AllowRead
+	specs[classRead] = r
+	var j judges
+	for i, sp := range specs {
+		p, err := decide.Compile(sp)
+		if err != nil {
+			return j, err
+		}
+		j[i] = p
+	}
+	return j, nil
+}
+
+// covers reports whether class c covers path (spelled p, resolved r).
+func (j judges) covers(c class, p, r string) bool {
+	req := decide.Request{Path: p, Resolved: r, Size: -1}
+	switch c {
+	case classHide:
+		req.Access = decide.Read
+		return !decide.Decide(j[c], req).Allow
+	case classProtect:
+		req.Access = decide.Write
+		return !decide.Decide(j[c], req).Allow
+	case classWrite:
+		req.Access = decide.Write
+		return decide.Decide(j[c], req).Allow
+	}
+	req.Access = decide.Read
+	return decide.Decide(j[c], req).Allow
+}
+
+// expand resolves the literal rules and walks the workspace and home to
+// expand the glob ones.
+func expand(s decide.Spec, set decide.SandboxSettings, root, home string) (expansion, error) {
+	var x expansion
+	j, err := newJudges(s)
+	if err != nil {
+		return x, err
+	}
+	lists := [nClasses][]decide.Rule{
+		classHide:    s.DenyRead,
+		classProtect: append(append([]decide.Rule{}, s.DenyWrite...), s.Mandatory...),
+		classWrite:   s.AllowWrite,
+		classRead:    s.AllowRead,
+	}
+	var ms []matcher
+	for c, rules := range lists {
+		for _, r := range rules {
+			lit, rest := anchor(r.Pattern, root, home)
+			if rest == "**" && lit != "" {
+				rest = "" // "~/**" is home and everything below
+			}
+			if rest == "" || !hasMeta(rest) || isDirStar(rest) {
+				x.literal(class(c), filepath.Join(lit, strings.TrimSuffix(rest, "/**")), j, r.Source == "builtin:mandatory")
+				continue
+			}
+			ms = append(ms, globMatcher(class(c), lit, rest, s.CaseInsensitive))
+		}
+	}
+	for _, r := range s.Blocklist {
+		ms = append(ms, matcher{class: classHide, name: strings.ToLower(r.Pattern), fold: true})
+	}
+	depth, entries := Bounds(set)
+	x.stats = Expansion{MaxDepth: depth, MaxEntries: entries}
+	w := walker{x: &x, j: j, root: root, maxDepth: depth, budget: entries}
+	for _, m := range ms {
+		if m.prefix == "" {
+			w.anywhere = append(w.anywhere, m)
+		} else {
+			w.anchored = append(w.anchored, m)
+		}
+	}
+	w.run(walkRoots(root, home, w.anchored), len(ms) > 0)
+	return x, nil
+}
+
+// isDirStar reports whether rest is "dir/**" on a literal dir, which
+// decide reads as the literal dir.
+func isDirStar(rest string) bool {
+	b, ok := strings.CutSuffix(rest, "/**")
+	return ok && !hasMeta(b)
+}
+
+// literal adds one literal rule's path.
+func (x *expansion) literal(c class, p string, j judges, mandatory bool) {
+	abs, r, err := decide.Canonicalize(p, "/", "/")
+	if err != nil {
+		return
+	}
+	fi, err := os.Lstat(r)
+	if err != nil {
+		if c == classProtect && mandatory && os.IsNotExist(err) {
+			x.mandatoryMissing = append(x.mandatoryMissing, r)
+		}
+		return
+	}
+	_ = abs
+	x.add(c, r, fi.IsDir(), j)
+}
+
+func (x *expansion) add(c class, r string, dir bool, j judges) {
+	switch c {
+	case classHide:
+		x.hide = append(x.hide, Hidden{Path: r, Dir: dir})
+	case classProtect:
+		x.protect = append(x.protect, r)
+	case classWrite:
+		x.write = append(x.write, r)
+	case classRead:
+		x.read = append(x.read, r)
+	}
+}
+
+// globMatcher builds the prefilter of one glob pattern: its literal
+// directories (resolved) and its last component, "dir/**" read as dir.
+func globMatcher(c class, lit, rest string, fold bool) matcher {
+	rest = strings.TrimSuffix(rest, "/**")
+	m := matcher{class: c, fold: fold}
+	if !strings.HasPrefix(rest, "**") {
+		dirs := rest
+		for hasMeta(dirs) {
+			dirs = path.Dir(dirs)
+		}
+		m.prefix = resolveOr(joinPat(lit, strings.TrimPrefix(dirs, ".")))
+	}
+	last := rest[strings.LastIndexByte(rest, '/')+1:]
+	if fold {
+		last = strings.ToLower(last)
+	}
+	if last != "**" && !strings.ContainsAny(last, `[\{`) && !strings.Contains(last, "**") {
+		m.name = last
+	}
+	return m
+}
+
+// walker walks directories breadth-first within its bounds, testing each
+// entry against the matchers that apply below its directory.
+type walker struct {
+	x                  *expansion
+	j                  judges
+	root               string
+	anywhere, anchored []matcher
+	maxDepth, budget   int
+}
+
+type dirItem struct {
+	path   string
+	depth  int
+	active []matcher // anchored matchers whose prefix is this dir or above
+	done   [nClasses]bool
+}
+
+func walkRoots(root, home string, anchored []matcher) []string {
+	roots := []string{root}
+	if home != "" {
+		roots = append(roots, resolveOr(home))
+	}
+	for _, m := range anchored {
+		if !under(m.prefix, roots) && m.prefix != "/" {
+			roots = append(roots, m.prefix)
+		}
+	}
+	return roots
+}
+
+func (w *walker) run(roots []string, globs bool) {
+	w.x.stats.Roots = roots
+	var queue []dirItem
+	seen := map[string]bool{}
+	for _, r := range roots {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() && !seen[r] {
+			seen[r] = true
+			queue = append(queue, dirItem{path: r, active: w.activeAt(r, nil)})
+		}
+	}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		f, err := os.Open(d.path)
+		if err != nil {
+			continue
+		}
+		ents, _ := f.ReadDir(-1)
+		f.Close()
+		for _, e := range ents {
+			if w.budget == 0 {
+				w.x.stats.Truncated = true
+				return
+			}
+			w.budget--
+			w.x.stats.Entries++
+			p := d.path + "/" + e.Name()
+			if d.path == "/" {
+				p = "/" + e.Name()
+			}
+			if seen[p] {
+				continue
+			}
+			done := w.visit(d, p, e, globs)
+			if e.IsDir() && !done[classHide] && d.depth+1 < w.maxDepth {
+				seen[p] = true
+				queue = append(queue, dirItem{path: p, depth: d.depth + 1, active: w.activeAt(p, d.active), done: done})
+			}
+		}
+	}
+}
+
+// activeAt adds the anchored matchers whose prefix is dir.
+func (w *walker) activeAt(dir string, inherited []matcher) []matcher {
+	out := inherited
+	for _, m := range w.anchored {
+		if m.prefix == dir || isUnder(dir, m.prefix) && !containsMatcher(inherited, m) {
+			out = append(out[:len(out):len(out)], m)
+		}
+	}
+	return out
+}
+
+func containsMatcher(ms []matcher, m matcher) bool {
+	for _, x := range ms {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// visit tests one entry and returns which classes are settled below it.
+func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses]bool {
+	done := d.done
+	if e.Type()&fs.ModeSocket != 0 && !isUnder(p, w.root) {
+		w.x.hide = append(w.x.hide, Hidden{Path: p})
+		return done
+	}
+	if !globs {
+		return done
+	}
+	var cand [nClasses]bool
+	for _, set := range [][]matcher{w.anywhere, d.active} {
+		for _, m := range set {
+			if !done[m.class] && !cand[m.class] && m.match(e.Name()) {
+				cand[m.class] = true
+			}
+		}
+	}
+	for c := class(0); c < nClasses; c++ {
+		if !cand[c] {
+			continue
+		}
+		r, dir := p, e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			// Judge the symlink as check does (both spellings), mount its
+			// target: that is what the kernel reaches through it.
+			_, res, err := decide.Canonicalize(p, "/", "/")
+			if err != nil {
+				continue
+			}
+			fi, err := os.Stat(res)
+			if err != nil {
+				continue
+			}
+			r, dir = res, fi.IsDir()
+		}
+		if !w.j.covers(c, p, r) {
+			continue
+		}
+		switch c {
+		case classWrite, classRead:
+			// Allow globs match the path itself: a directory is bound
+			// whole only when the pattern covers what is below it too.
+			if dir && !w.j.covers(c, r+"/.picket-probe", r+"/.picket-probe") {
+				continue
+			}
+		}
+		w.x.add(c, r, dir, w.j)
+		done[c] = true
+	}
+	return done
+}
+
+// anchor mirrors decide's anchoring of a pattern as written: a literal
+// absolute base (home or the workspace root) and the pattern text after it.
+func anchor(p, root, home string) (lit, rest string) {
+	switch {
+	case p == "~":
+		return home, ""
+	case strings.HasPrefix(p, "~/"):
+		return home, p[2:]
+	case strings.HasPrefix(p, "/"):
+		return "", p
+	case p == "**" || strings.HasPrefix(p, "**/"):
+		return "", p
+	case p == "." || p == "./":
+		return root, ""
+	}
+	return root, strings.TrimPrefix(p, "./")
+}
+
+func joinPat(lit, rest string) string {
+	switch {
+	case lit == "":
+		return rest
+	case rest == "":
+		return lit
+	}
+	return strings.TrimSuffix(lit, "/") + "/" + strings.TrimPrefix(rest, "/")
+}
+
+// hasMeta mirrors decide: "*", "?" and a closed "[" are glob characters.
+func hasMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?':
+			return true
+		case '[':
+			if strings.IndexByte(s[i+1:], ']') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,464 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// Plan is what the sandbox mounts and restricts, as plain values. Every path
+// is absolute and resolved (no symlinks), so a mount covers each spelling
+// the kernel resolves to it. [NewPlan] computes one from a policy; a test
+// writes one in a few lines.
+type Plan struct {
+	Cwd string // where the command starts
+
+	// Root is how the filesystem starts: RootReadOnly (the host, read-only),
+	// RootEmpty (defaultDenyRead: nothing but what the lists below mount) or
+	// RootWritable (full mode).
+	Root RootMode
+
+	Read      []string // visible read-only on an empty root
+	Links     []Link   // symlinks recreated on an empty root
+	Write     []string // bound writable
+	Structure []string // bound on themselves: mount points cannot be renamed
+	Protect   []string // bound read-only on top of what is writable
+	Hide      []Hidden // covered by an empty directory or file nobody may open
+	TmpBinds  []string // host files bound writable through the private /tmp
+	Sockets   []string // unix sockets bound through the hidden socket dirs
+
+	// SocketDirs are covered by an empty tmpfs (/run): they hold the host's
+	// unix sockets. Empty when network.allowAllUnixSockets is set.
+	SocketDirs []string
+	Network    bool // keep the host network (network.allowedDomains is set)
+
+	// EmptyFile is a host file with mode 0 and no content, mounted over
+	// hidden files.
+	EmptyFile string
+	// Exe is picket's own executable: it runs first inside the sandbox to
+	// apply Landlock, then starts the command.
+	Exe string
+
+	Landlock  Landlock
+	Expansion Expansion
+}
+
+// RootMode is how the sandbox's root filesystem starts.
+type RootMode int
+
+// The root modes.
+const (
+	RootReadOnly RootMode = iota
+	RootEmpty
+	RootWritable
+)
+
+// Link is a symlink recreated on an empty root, so a path spelled through
+// it still reaches the mounted target.
+type Link struct{ Path, Target string }
+
+// Hidden is one path covered so that it cannot be read or listed.
+type Hidden struct {
+	Path string
+	Dir  bool
+}
+
+// Landlock is the second layer, applied inside the sandbox by picket
+// itself before it starts the command.
+type Landlock struct {
+	Write []string // the only hierarchies writes may reach
+	// Sockets are the unix sockets connect(2) may reach outside Write
+	// (Landlock ABI 9 and later).
+	Sockets []string
+}
+
+// Expansion reports how glob patterns were expanded when the plan was made.
+type Expansion struct {
+	Roots      []string // where the walk started
+	MaxDepth   int
+	MaxEntries int
+	Entries    int  // entries looked at
+	Truncated  bool // the walk stopped at a bound: later matches are not covered
+}
+
+// The expansion bounds when picket.sandbox does not set them.
+const (
+	DefaultMaxDepth   = 8
+	DefaultMaxEntries = 20000
+)
+
+// Bounds returns the expansion bounds picket.sandbox sets, or the defaults.
+func Bounds(s decide.SandboxSettings) (depth, entries int) {
+	depth, entries = s.ExpandMaxDepth, s.ExpandMaxEntries
+	if depth <= 0 {
+		depth = DefaultMaxDepth
+	}
+	if entries <= 0 {
+		entries = DefaultMaxEntries
+	}
+	return depth, entries
+}
+
+// Options are what a plan needs beyond the policy.
+type Options struct {
+	Cwd       string   // the command's working directory ("" = the policy's)
+	Exe       string   // picket's executable, bound read-only and run first
+	EmptyFile string   // see [Plan.EmptyFile]; [NewPlan] creates it when missing
+	BindTmp   []string // globs of /tmp files the command line names, bound through
+	ExtraRead []string // paths kept readable under defaultDenyRead (e.g. the agent's shell snapshots)
+	Command   []string // the command, searched for BindTmp matches
+}
+
+// NewPlan computes the plan for l: it resolves every literal path, walks the
+// workspace and home (bounded) to expand glob patterns, and finds the unix
+// sockets there. It reads the filesystem but changes nothing except
+// creating o.EmptyFile.
+func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
+	spec := l.Policy.Spec()
+	home := l.Env.Home
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd = l.Env.Cwd
+	}
+	p := Plan{Cwd: resolveOr(cwd), Exe: o.Exe, EmptyFile: o.EmptyFile}
+	if err := ensureEmptyFile(o.EmptyFile); err != nil {
+		return Plan{}, err
+	}
+	mode := l.Policy.Mode()
+	switch {
+	case mode == decide.Full:
+		p.Root = RootWritable
+	case spec.DefaultDenyRead:
+		p.Root = RootEmpty
+	}
+	root := resolveOr(spec.Root)
+	if mode == decide.WorkspaceWrite {
+		p.Write = append(p.Write, root)
+	}
+	net := network(l.Raw)
+	p.Network = len(net.allowedDomains) > 0
+	if !net.allowAll {
+		p.SocketDirs = socketDirs()
+	}
+	for _, s := range net.allowSockets {
+		if r := resolveExisting(expandHome(s, home)); r != "" {
+			p.Sockets = append(p.Sockets, r)
+		}
+	}
+
+	x, err := expand(spec, l.Settings.Sandbox, root, home)
+	if err != nil {
+		return Plan{}, err
+	}
+	p.Expansion = x.stats
+	if mode == decide.WorkspaceWrite {
+		p.Write = append(p.Write, x.write...)
+	}
+	if p.Root == RootEmpty {
+		p.Read = append(p.Read, x.read...)
+		p.Read = append(p.Read, root)
+		if !spec.StrictDenyRead {
+			for _, r := range decide.SystemReadRules(home) {
+				if rp := resolveExisting(expandHome(r.Pattern, home)); rp != "" {
+					p.Read = append(p.Read, rp)
+				}
+			}
+		}
+		for _, e := range o.ExtraRead {
+			if rp := resolveExisting(expandHome(e, home)); rp != "" {
+				p.Read = append(p.Read, rp)
+			}
+		}
+		p.Links = links(append(append([]string{spec.Root, cwd, home}, rulePaths(spec.AllowRead, spec.AllowWrite, root, home)...), systemPaths(spec, home)...))
+	}
+	p.Hide = x.hide
+	p.Protect = x.protect
+	p.TmpBinds = tmpBinds(o.BindTmp, o.Command)
+	p.normalize(x.mandatoryMissing)
+	p.Landlock = Landlock{Write: p.landlockWrite(), Sockets: p.Sockets}
+	return p, nil
+}
+
+// normalize drops what other mounts already cover, adds placeholders for
+// missing mandatory paths inside writable directories, and the structure
+// binds that keep protected paths' directories from being renamed.
+func (p *Plan) normalize(mandatoryMissing []string) {
+	p.Write = dropUnder(sortedUnique(dropTmp(p.Write)), nil)
+	p.Hide = uniqueHidden(p.Hide)
+	hidden := hiddenDirs(p.Hide)
+	p.Write = dropUnder(p.Write, hidden)
+	if p.Root == RootEmpty {
+		p.Read = dropUnder(sortedUnique(dropTmp(p.Read)), append(hidden, p.Write...))
+	} else {
+		p.Read = nil
+	}
+	for _, m := range mandatoryMissing {
+		if ph := placeholderFor(m); ph != "" && p.writable(ph) && !under(ph, hidden) {
+			p.Protect = append(p.Protect, ph)
+		}
+	}
+	var prot []string
+	for _, q := range sortedUnique(dropTmp(p.Protect)) {
+		if p.writable(q) && !under(q, hidden) && !under(q, prot) {
+			prot = append(prot, q)
+		}
+	}
+	p.Protect = prot
+	var hide []Hidden
+	for _, h := range p.Hide {
+		if !isTmp(h.Path) && !under(h.Path, hiddenDirs(hide)) && p.visible(h.Path) {
+			hide = append(hide, h)
+		}
+	}
+	p.Hide = hide
+	p.Structure = p.structure()
+	p.Sockets = sortedUnique(p.Sockets)
+	p.TmpBinds = sortedUnique(p.TmpBinds)
+}
+
+// writable reports whether q is inside a writable bind.
+func (p *Plan) writable(q string) bool {
+	return p.Root == RootWritable || under(q, p.Write)
+}
+
+// visible reports whether q can be seen at all before hiding.
+func (p *Plan) visible(q string) bool {
+	return p.Root != RootEmpty || under(q, p.Read) || under(q, p.Write)
+}
+
+// structure returns the directories between a writable bind and a
+// protected path: each is bound on itself, so it is a mount point and
+// rename(2) answers EBUSY ("mv .git .git2 && mkdir .git" fails).
+func (p *Plan) structure() []string {
+	var out []string
+	for _, q := range p.Protect {
+		top := "/"
+		if p.Root != RootWritable {
+			top = deepestAncestor(q, p.Write)
+		}
+		for d := filepath.Dir(q); d != top && strings.HasPrefix(d, top); d = filepath.Dir(d) {
+			out = append(out, d)
+			if d == "/" {
+				break
+			}
+		}
+	}
+	return sortedUnique(out)
+}
+
+// landlockWrite is the writable set as Landlock sees it: every writable
+// bind, the private /tmp, /dev (for /dev/null and the terminal) and the
+// files bound through /tmp.
+func (p *Plan) landlockWrite() []string {
+	if p.Root == RootWritable {
+		return []string{"/"}
+	}
+	w := append([]string{"/dev", "/tmp"}, p.Write...)
+	return sortedUnique(w)
+}
+
+// placeholderFor returns the first missing component of m: creating an
+// empty directory there is enough to stop m from being created.
+func placeholderFor(m string) string {
+	for d := m; d != "/"; d = filepath.Dir(d) {
+		parent := filepath.Dir(d)
+		if _, err := os.Lstat(parent); err == nil {
+			if fi, err := os.Lstat(d); err == nil || !os.IsNotExist(err) {
+				_ = fi
+				return "" // exists (or cannot be judged): mounted as it is
+			}
+			return d
+		}
+	}
+	return ""
+}
+
+// Placeholders returns the plan's protected paths that do not exist yet:
+// [Run] creates them as empty directories before the sandbox starts.
+func (p Plan) Placeholders() []string {
+	var out []string
+	for _, q := range p.Protect {
+		if _, err := os.Lstat(q); os.IsNotExist(err) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func deepestAncestor(q string, dirs []string) string {
+	best := ""
+	for _, d := range dirs {
+		if q != d && isUnder(q, d) && len(d) > len(best) {
+			best = d
+		}
+	}
+	return best
+}
+
+// isUnder reports whether p is dir or below it.
+func isUnder(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/'
+}
+
+func under(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if isUnder(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropUnder keeps the paths of ps not below another of ps nor below any
+// of cover; ps must be sorted.
+func dropUnder(ps, cover []string) []string {
+	var out []string
+	for _, q := range ps {
+		if !under(q, out) && !under(q, cover) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func sortedUnique(ps []string) []string {
+	out := slices.Clone(ps)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func uniqueHidden(hs []Hidden) []Hidden {
+	out := slices.Clone(hs)
+	slices.SortFunc(out, func(a, b Hidden) int { return strings.Compare(a.Path, b.Path) })
+	return slices.CompactFunc(out, func(a, b Hidden) bool { return a.Path == b.Path })
+}
+
+func hiddenDirs(hs []Hidden) []string {
+	var out []string
+	for _, h := range hs {
+		if h.Dir {
+			out = append(out, h.Path)
+		}
+	}
+	return out
+}
+
+// isTmp reports whether q is under /tmp, which is private in the sandbox.
+func isTmp(q string) bool { return isUnder(q, "/tmp") }
+
+func dropTmp(ps []string) []string {
+	var out []string
+	for _, q := range ps {
+		if !isTmp(q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// resolveOr returns p with every symlink resolved, or p cleaned when it
+// cannot be resolved.
+func resolveOr(p string) string {
+	if _, r, err := decide.Canonicalize(p, "/", "/"); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// resolveExisting returns the resolved path of p when it exists, else "".
+func resolveExisting(p string) string {
+	if !filepath.IsAbs(p) {
+		return ""
+	}
+	_, r, err := decide.Canonicalize(p, "/", "/")
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Lstat(r); err != nil {
+		return ""
+	}
+	return r
+}
+
+func expandHome(p, home string) string {
+	switch {
+	case p == "~":
+		return home
+	case strings.HasPrefix(p, "~/"):
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// socketDirs are where hosts keep their unix sockets, resolved (/var/run
+// is usually a symlink to /run).
+func socketDirs() []string {
+	var out []string
+	for _, d := range []string{"/run", "/var/run"} {
+		if r := resolveExisting(d); r != "" {
+			if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+				out = append(out, r)
+			}
+		}
+	}
+	return sortedUnique(out)
+}
+
+// tmpBinds returns the words of the command line that match one of globs:
+// files directly in /tmp, regular or not yet created, never a symlink.
+func tmpBinds(globs, command []string) []string {
+	var out []string
+	for _, arg := range command {
+		for _, w := range strings.FieldsFunc(arg, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == '\'' || r == '"' || r == ';' || r == '&' || r == '|' || r == '<' || r == '>' || r == '(' || r == ')'
+		}) {
+			if filepath.Dir(w) != "/tmp" || filepath.Clean(w) != w {
+				continue
+			}
+			for _, g := range globs {
+				if filepath.Dir(g) != "/tmp" {
+					continue
+				}
+				if ok, _ := path.Match(g, w); ok {
+					if fi, err := os.Lstat(w); err == nil && !fi.Mode().IsRegular() {
+						continue
+					}
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ensureEmptyFile creates the empty, mode-0 file mounted over hidden files.
+func ensureEmptyFile(f string) error {
+	if f == "" {
+		return nil
+	}
+	fi, err := os.Lstat(f)
+	if err == nil {
+		if !fi.Mode().IsRegular() || fi.Size() != 0 || fi.Mode().Perm() != 0 {
+			return fmt.Errorf("%s must be an empty file with mode 0", f)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d", f, os.Getpid())
+	h, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	h.Close()
+	if err := os.Chmod(tmp, 0); err != nil {
+		return err
+	}
+	return os.Rename(tmp, f)
+}

@@ -1,0 +1,211 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// forwarded are the signals picket passes on to the sandbox. The command
+// runs in its own session, so the terminal's Ctrl-C and resizes reach
+// picket, not the command.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH}
+
+// Run runs cmd under p and returns its exit status. It returns an
+// *[UnavailableError] when bubblewrap could not create the sandbox (then
+// nothing ran).
+func Run(p Plan, r Runner, cmd []string) (int, error) {
+	if r.Bwrap == "" {
+		return 0, &UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
+	}
+	release, err := makePlaceholders(p, r.StateDir)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	if err := makeTmpBinds(p.TmpBinds); err != nil {
+		return 0, err
+	}
+	info, infoW, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	c := exec.Command(r.Bwrap, bwrapArgs(p, cmd)...)
+	c.Env, c.Stdin, c.Stdout, c.Stderr = r.Env, r.Stdin, r.Stdout, r.Stderr
+	c.ExtraFiles = []*os.File{infoW}
+	// Its own process group: a terminal's Ctrl-C must reach picket, which
+	// forwards it, not kill bubblewrap (and so the whole sandbox) at once.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	if err := c.Start(); err != nil {
+		info.Close()
+		infoW.Close()
+		return 0, &UnavailableError{What: fmt.Sprintf("bubblewrap could not start: %v", err)}
+	}
+	infoW.Close()
+	pid := make(chan int, 1)
+	go func() { pid <- readChildPID(info) }()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	child := 0
+	for {
+		select {
+		case s := <-sigs:
+			target := child
+			if target <= 0 {
+				target = c.Process.Pid
+			}
+			syscall.Kill(target, s.(syscall.Signal))
+		case child = <-pid:
+		case err := <-done:
+			if child == 0 {
+				select {
+				case child = <-pid:
+				default:
+				}
+			}
+			return exitStatus(c, err, child)
+		}
+	}
+}
+
+func readChildPID(r io.ReadCloser) int {
+	defer r.Close()
+	b, _ := io.ReadAll(r)
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if json.Unmarshal(b, &info) != nil || info.ChildPID <= 0 {
+		return -1
+	}
+	return info.ChildPID
+}
+
+// exitStatus maps bubblewrap's end to the command's status. bubblewrap
+// failing before it reported the sandbox's PID means no sandbox existed,
+// so nothing ran: most often, user namespaces are disabled.
+func exitStatus(c *exec.Cmd, err error, child int) (int, error) {
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return 0, err
+	}
+	code := c.ProcessState.ExitCode()
+	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	}
+	if child <= 0 && code != 0 {
+		return 0, &UnavailableError{What: "bubblewrap could not create the sandbox's namespaces (are unprivileged user namespaces disabled?)", Userns: true}
+	}
+	return code, nil
+}
+
+// makeTmpBinds creates the host files bound through the private /tmp that
+// do not exist yet: never following a symlink, never changing one that
+// exists.
+func makeTmpBinds(files []string) error {
+	for _, f := range files {
+		fd, err := unix.Open(f, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err == nil {
+			unix.Close(fd)
+			continue
+		}
+		if !errors.Is(err, unix.EEXIST) {
+			return fmt.Errorf("failed to create %s: %w", f, err)
+		}
+		fi, err := os.Lstat(f)
+		if err != nil || !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file; it is not bound through", f)
+		}
+	}
+	return nil
+}
+
+// makePlaceholders creates the plan's missing protected paths as empty
+// directories on the host, so they can be mounted over. Every sandbox
+// holds a shared lock while it runs; the last one out removes the
+// placeholders it finds still empty, so none outlive the sandboxes.
+func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
+	missing := p.Placeholders()
+	if len(missing) == 0 || stateDir == "" {
+		return func() {}, nil
+	}
+	dir := filepath.Join(stateDir, "sandbox")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "placeholders.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_SH); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	registry := filepath.Join(dir, "placeholders")
+	var made []string
+	for _, m := range missing {
+		err := os.Mkdir(m, 0o755)
+		switch {
+		case err == nil:
+			made = append(made, m)
+		case errors.Is(err, os.ErrExist), errors.Is(err, os.ErrPermission):
+			// exists now, or the person cannot create it either
+		default:
+			lock.Close()
+			return nil, fmt.Errorf("failed to create placeholder %s: %w", m, err)
+		}
+	}
+	if len(made) > 0 {
+		if f, err := os.OpenFile(registry, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			f.WriteString(strings.Join(made, "\n") + "\n")
+			f.Close()
+		}
+	}
+	return func() {
+		defer lock.Close()
+		if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+			return // another sandbox still runs; the last one cleans up
+		}
+		b, _ := os.ReadFile(registry)
+		for _, m := range strings.Split(string(b), "\n") {
+			if m != "" {
+				os.Remove(m) // only an empty directory goes
+			}
+		}
+		os.Truncate(registry, 0)
+	}, nil
+}
+
+// Probe finds out what the sandbox can use: it looks bubblewrap up in
+// path and runs it once with a user namespace (a few milliseconds).
+// probe, when not empty, is run with sh -c instead of that bubblewrap run,
+// so tests can simulate disabled user namespaces.
+func Probe(path, probe string) Status {
+	s := Status{Bwrap: FindBwrap(path), Landlock: LandlockABI()}
+	if s.Bwrap == "" {
+		return s
+	}
+	c := exec.Command(s.Bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--", "true")
+	if probe != "" {
+		c = exec.Command("/bin/sh", "-c", probe)
+	}
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	s.UserNS = c.Run() == nil
+	return s
+}

@@ -1,0 +1,72 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Runner is how one sandboxed command is started.
+type Runner struct {
+	Bwrap    string // bubblewrap's path (see [FindBwrap])
+	Env      []string
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	StateDir string // picket's state dir: placeholder bookkeeping lives here
+}
+
+// UnavailableError is a sandbox that cannot be built on this machine:
+// nothing ran.
+type UnavailableError struct {
+	What   string
+	Userns bool
+}
+
+func (e *UnavailableError) Error() string { return e.What }
+
+// Hint says how to fix it.
+func (e *UnavailableError) Hint() string {
+	if e.Userns {
+		return "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces > 0; on Ubuntu, an AppArmor profile for bwrap), or run with --unsandboxed to accept running unfenced"
+	}
+	return "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or run with --unsandboxed to accept running unfenced"
+}
+
+// FindBwrap returns bubblewrap's path in PATH (a list like $PATH), or "".
+func FindBwrap(path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		f := filepath.Join(dir, "bwrap")
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return f
+		}
+	}
+	return ""
+}
+
+// Status is what the sandbox can use on this machine.
+type Status struct {
+	Bwrap    string `json:"bwrap"`    // path, "" when missing
+	UserNS   bool   `json:"userns"`   // bubblewrap could create a user namespace
+	Landlock int    `json:"landlock"` // Landlock ABI version, 0 when unavailable
+}
+
+// Works reports whether picket run can sandbox commands.
+func (s Status) Works() bool { return s.Bwrap != "" && s.UserNS }
+
+// String is one line for picket show and status footers.
+func (s Status) String() string {
+	switch {
+	case s.Bwrap == "":
+		return "shell sandbox unavailable: bubblewrap is not installed (apt-get install bubblewrap)"
+	case !s.UserNS:
+		return "shell sandbox unavailable: user namespaces are disabled"
+	case s.Landlock == 0:
+		return "shell sandbox: bubblewrap (Landlock unavailable: no second layer for writes)"
+	}
+	return fmt.Sprintf("shell sandbox: bubblewrap + Landlock ABI %d", s.Landlock)
+}
