@@ -759,3 +759,77 @@ func TestPiFooter(t *testing.T) {
 	tm.waitScreen("old", "protocol 2", 5*time.Second)
 	t.Logf("a sidecar speaking protocol 2:\n%s", s)
 }
+
+// TestPiBatchPrompt: three blocked reads in one assistant message. The
+// third prompt is picket's batch question; "i" (one by one) brings the
+// single prompt back, where "a" allows that read once.
+func TestPiBatchPrompt(t *testing.T) {
+	pi := piBinary(t)
+	w := newPiWorld(t)
+	tm := newPiTmux(t, w)
+	var paths []string
+	for _, n := range []string{"a", "b", "c"} {
+		p := filepath.Join(w.home, ".aws", n)
+		writeFile(t, p, "aws-"+n+"-e2e\n")
+		paths = append(paths, p)
+	}
+	// One message asking for three reads, each with its own id; then the end.
+	model, err := StartModel(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req messagesRequest
+		if json.Unmarshal(body, &req) != nil || len(req.Tools) == 0 {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			model.ServeHTTP(rw, r)
+			return
+		}
+		model.record(Request{Method: r.Method, Path: r.URL.Path, Body: body, Turn: countAssistant(req)})
+		msg := message(req.Model, 0, Text("batch done"))
+		if countAssistant(req) == 0 {
+			var content []map[string]any
+			for i, p := range paths {
+				content = append(content, map[string]any{"type": "tool_use", "id": "toolu_batch_" + strconv.Itoa(i), "name": "read", "input": map[string]any{"path": p}})
+			}
+			msg["content"], msg["stop_reason"] = content, "tool_use"
+		}
+		writeStream(rw, msg)
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	w.useModel(t, &Model{URL: "http://" + ln.Addr().String()})
+
+	tm.start("a", pi)
+	tm.waitScreen("a", "🔒 fenced (fs)", 20*time.Second)
+	tm.say("a", "batch")
+	for i := 0; i < 2; i++ {
+		tm.waitScreen("a", paths[i], 15*time.Second)
+		tm.waitScreen("a", promptArmed, 5*time.Second)
+		tm.keys("a", "d")
+	}
+	s := tm.waitScreen("a", "requests blocked this turn", 15*time.Second)
+	t.Logf("the batch question:\n%s", s)
+	time.Sleep(700 * time.Millisecond) // the guard
+	tm.keys("a", "i")
+	s = tm.waitScreen("a", "[a] once", 10*time.Second)
+	tm.waitScreen("a", promptArmed, 5*time.Second)
+	t.Logf("one by one:\n%s", s)
+	tm.keys("a", "a")
+	tm.waitScreen("a", "batch done", 15*time.Second)
+
+	results := toolResults(t, model.Requests())
+	for i, p := range paths {
+		r := results["toolu_batch_"+strconv.Itoa(i)]
+		allowed := !r.IsError && strings.Contains(r.text(), "-e2e")
+		if want := i == 2; allowed != want {
+			t.Errorf("read %s: tool_result = %q (is_error %v), want allowed %v", p, r.text(), r.IsError, want)
+		}
+	}
+}
