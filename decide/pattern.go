@@ -215,12 +215,19 @@ func (pt *pattern) compile(prefix, globRest string) error {
 		pt.baseSrc = b
 	}
 	pt.lazy = &lazyGlob{}
+	if strings.Contains(globRest, "[") {
+		// The lexer does not check a class's ranges ("[z-a]"): build the
+		// matcher now, so such a pattern is an error at load time.
+		if err := pt.load().err; err != nil {
+			return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
+		}
+	}
 	return nil
 }
 
 // checkSyntax lexes a translated glob. picket escapes every brace and comma,
-// so the only structure left is character classes, which the lexer checks:
-// a source it accepts always compiles.
+// so the only structure left is character classes; the lexer checks their
+// form, and compile builds any pattern holding one at once, for its ranges.
 func checkSyntax(src string) error {
 	lx := syntax.NewLexer(src)
 	for {
