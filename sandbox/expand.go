@@ -15,6 +15,7 @@ type expansion struct {
 	read, write, protect []string
 	hide                 []Hidden
 	mandatoryMissing     []string
+	symlinks             []string // met on the walk: an empty root recreates those leading somewhere visible
 	stats                Expansion
 }
 
@@ -298,6 +299,9 @@ func containsMatcher(ms []matcher, m matcher) bool {
 // visit tests one entry and returns which classes are settled below it.
 func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses]bool {
 	done := d.done
+	if e.Type()&fs.ModeSymlink != 0 {
+		w.x.symlinks = append(w.x.symlinks, p)
+	}
 	if e.Type()&fs.ModeSocket != 0 && !isUnder(p, w.root) {
 		w.x.hide = append(w.x.hide, Hidden{Path: p})
 		return done

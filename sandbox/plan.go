@@ -180,6 +180,9 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	p.Protect = x.protect
 	p.TmpBinds = tmpBinds(o.BindTmp, o.Command)
 	p.normalize(x.mandatoryMissing)
+	if p.Root == RootEmpty {
+		p.Links = append(p.Links, p.visibleLinks(x.symlinks)...)
+	}
 	p.Landlock = Landlock{Write: p.landlockWrite(), Sockets: p.Sockets}
 	return p, nil
 }
@@ -219,6 +222,26 @@ func (p *Plan) normalize(mandatoryMissing []string) {
 	p.Structure = p.structure()
 	p.Sockets = sortedUnique(p.Sockets)
 	p.TmpBinds = sortedUnique(p.TmpBinds)
+}
+
+// visibleLinks returns the symlinks, found where an empty root shows
+// nothing, that lead to something visible: check follows them, so the
+// sandbox recreates them.
+func (p *Plan) visibleLinks(found []string) []Link {
+	var out []Link
+	for _, l := range found {
+		if p.visible(l) {
+			continue
+		}
+		r := resolveExisting(l)
+		if r == "" || !p.visible(r) || under(r, hiddenDirs(p.Hide)) {
+			continue
+		}
+		if target, err := os.Readlink(l); err == nil {
+			out = append(out, Link{Path: l, Target: target})
+		}
+	}
+	return out
 }
 
 // writable reports whether q is inside a writable bind.

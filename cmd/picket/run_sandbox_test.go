@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// requireBwrap skips sandbox tests on machines without bubblewrap; CI
+// installs it (.ci/run), so there they always run.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the shell sandbox is Linux only")
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("bwrap is missing on CI: .ci/run installs bubblewrap")
+		}
+		t.Skip("bwrap (bubblewrap) is not installed: apt-get install bubblewrap")
+	}
+}
+
+// sandboxScratch returns a fresh directory outside /tmp, /var/tmp and
+// ~/.cache: the sandbox's /tmp is private and the code template makes those
+// writable, so a tree there would say nothing about the fence.
+func sandboxScratch(t *testing.T) string {
+	t.Helper()
+	parent := os.Getenv("PICKET_SANDBOX_TMP")
+	if parent == "" {
+		wd, _ := os.Getwd()
+		parent = filepath.Join(filepath.Dir(filepath.Dir(wd)), ".cache", "sandbox-tmp")
+		if writableByDefault(parent) {
+			parent = "/var/lib/picket-test"
+		}
+	}
+	if writableByDefault(parent) {
+		t.Fatalf("scratch dir %s is under a directory the code template makes writable; set PICKET_SANDBOX_TMP", parent)
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(parent, strings.ReplaceAll(t.Name(), "/", "_")+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kept %s for inspection", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
+}
+
+func writableByDefault(dir string) bool {
+	real := dir
+	if r, err := filepath.EvalSymlinks(filepath.Dir(dir)); err == nil {
+		real = filepath.Join(r, filepath.Base(dir))
+	}
+	home, _ := os.UserHomeDir()
+	for _, p := range []string{"/tmp", "/var/tmp", filepath.Join(home, ".cache")} {
+		if real == p || strings.HasPrefix(real, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// picketBin copies the test binary to dir/bin/picket: run as "picket", it
+// is the real CLI (TestMain dispatches on the name), and picket run re-runs
+// itself inside the sandbox from there.
+func picketBin(t *testing.T, dir string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin", "picket")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// sandboxEnv is a clean environment for a picket subprocess: HOME and the
+// XDG dirs under home, PATH with bwrap, nothing of the agent's.
+func sandboxEnv(home, cwd string, extra ...string) []string {
+	env := []string{
+		"HOME=" + home, "PWD=" + cwd, "PATH=" + os.Getenv("PATH"), "LANG=C",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+	}
+	return append(env, extra...)
+}
+
+// pk runs the picket binary and returns its status, stdout and stderr.
+func pk(t *testing.T, bin, cwd string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Dir, c.Env = cwd, env
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("picket %v: %v", args, err)
+		}
+	}
+	return c.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,85 @@
+package sandbox
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestBwrapArgsGolden pins the arguments of a few plans: one line per
+// option, so a diff shows which mount moved.
+func TestBwrapArgsGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		plan Plan
+	}{
+		{"workspace-write", Plan{
+			Cwd: "/w", Exe: "/usr/bin/picket", EmptyFile: "/s/hidden",
+			Write:      []string{"/h/.cache", "/w"},
+			Structure:  []string{"/w/.git"},
+			Protect:    []string{"/w/.git/config", "/w/.git/hooks", "/w/.env", "/w/fence.jsonc"},
+			Hide:       []Hidden{{Path: "/h/.aws", Dir: true}, {Path: "/h/.ssh/id_rsa"}},
+			SocketDirs: []string{"/run"},
+			Sockets:    []string{"/run/docker.sock"},
+			TmpBinds:   []string{"/tmp/claude-1a2b-cwd"},
+			Landlock:   Landlock{Write: []string{"/dev", "/h/.cache", "/tmp", "/w"}, Sockets: []string{"/run/docker.sock"}},
+		}},
+		{"default-deny-read", Plan{
+			Cwd: "/w", Exe: "/usr/bin/picket", Root: RootEmpty, Network: true,
+			Read:     []string{"/etc/ssl", "/usr"},
+			Links:    []Link{{Path: "/bin", Target: "usr/bin"}, {Path: "/home", Target: "/data/home"}},
+			Write:    []string{"/data/home/u/w"},
+			Hide:     []Hidden{{Path: "/data/home/u/w/secrets", Dir: true}},
+			Landlock: Landlock{Write: []string{"/data/home/u/w", "/dev", "/tmp"}},
+		}},
+		{"read-only", Plan{
+			Cwd: "/w", Exe: "/p/picket", EmptyFile: "/s/hidden",
+			Hide:     []Hidden{{Path: "/h/.ssh/id_ed25519"}},
+			Landlock: Landlock{Write: []string{"/dev", "/tmp"}},
+		}},
+		{"full", Plan{
+			Cwd: "/", Exe: "/p/picket", Root: RootWritable,
+			Structure: []string{"/h"},
+			Protect:   []string{"/h/.bashrc"},
+			Landlock:  Landlock{Write: []string{"/"}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.ReplaceAll(strings.Join(bwrapArgs(tc.plan, []string{"sh", "-c", "echo hi"}), "\n"), "\n--", "\n\n--") + "\n"
+			file := filepath.Join("testdata", "bwrap-"+tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("bwrapArgs(%s) mismatch:\n--- want\n%s\n--- got\n%s", tc.name, want, got)
+			}
+		})
+	}
+}
+
+// TestOpsOrder checks the invariant the golden files rely on: every mount
+// comes after the mounts of the directories above it.
+func TestOpsOrder(t *testing.T) {
+	p := Plan{
+		Exe: "/a/b-c/picket", Write: []string{"/a", "/a/b"}, Structure: []string{"/a/b/c"},
+		Protect: []string{"/a/b/c/d", "/a/b-c"}, Hide: []Hidden{{Path: "/a/b/c/d/e", Dir: true}},
+	}
+	ops := p.ops()
+	for i, o := range ops {
+		for _, later := range ops[i+1:] {
+			if isUnder(o.path, later.path) && o.path != later.path {
+				t.Errorf("mount of %s comes before the mount of its parent %s", o.path, later.path)
+			}
+		}
+	}
+}
