@@ -37,6 +37,9 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	if err != nil {
 		return abs, "", err
 	}
+	if r, ok := kernelResolve(abs); ok {
+		return abs, r, nil
+	}
 	resolved, err = resolve(abs, os.Lstat)
 	if err != nil {
 		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: err}

@@ -1,0 +1,67 @@
+package decide
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// kernelResolve asks the kernel to resolve an existing path: open it with
+// O_PATH (following every symlink, applying ".." after them, as any access
+// will) and read back the name the descriptor refers to. Three syscalls at
+// any depth, against one lstat per component for the walk. It reports false
+// for anything else (a missing component, a dangling link, no /proc, a file
+// deleted meanwhile), and the caller walks instead, which also classifies
+// the error.
+func kernelResolve(abs string) (string, bool) {
+	fd, err := unix.Open(abs, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return kernelResolveNew(abs)
+	}
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, pathMax)
+	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
+	if err != nil || n <= 0 || n >= len(buf) {
+		return "", false
+	}
+	r := string(buf[:n])
+	if !strings.HasPrefix(r, "/") || strings.HasSuffix(r, " (deleted)") {
+		return "", false
+	}
+	return r, true
+}
+
+// kernelResolveNew handles the common missing path: a new name in an
+// existing directory. It applies only when the last name is a plain name
+// with no entry at all (not a dangling symlink, whose target the walk
+// judges) and its directory resolves.
+func kernelResolveNew(abs string) (string, bool) {
+	i := strings.LastIndexByte(abs, '/')
+	dir, name := abs[:i], abs[i+1:]
+	if i <= 0 || name == "" || name == "." || name == ".." || len(name) > nameMax {
+		return "", false
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(abs, &st); err != unix.ENOENT {
+		return "", false
+	}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, pathMax)
+	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
+	if err != nil || n <= 0 || n >= len(buf) {
+		return "", false
+	}
+	r := string(buf[:n])
+	if !strings.HasPrefix(r, "/") || strings.HasSuffix(r, " (deleted)") {
+		return "", false
+	}
+	return join(r, name), true
+}
