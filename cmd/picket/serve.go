@@ -112,7 +112,12 @@ func (s *server) serve(in io.Reader, out io.Writer) error {
 		switch {
 		case tooLong:
 			w.send(errorLine(nil, fmt.Sprintf("request line longer than %d bytes", maxLine)))
-		case len(bytes.TrimSpace(line)) > 0:
+		case len(bytes.TrimSpace(line)) == 0:
+		case r.Buffered() == 0 && quickOp(line):
+			// Nothing else is waiting: answering here saves the handoff to
+			// a worker, which is most of a lone request's round trip.
+			w.send(s.answer(line))
+		default:
 			lines <- line
 		}
 	}
@@ -123,6 +128,24 @@ func (s *server) serve(in io.Reader, out io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// quickOp reports whether a request line is one that is cheap to answer
+// on the reader: a decide of a non-recursive tool, hello or status. A wrong
+// guess only costs time, never changes an answer.
+func quickOp(line []byte) bool {
+	switch {
+	case bytes.Contains(line, []byte(`"hello"`)), bytes.Contains(line, []byte(`"status"`)):
+		return true
+	case !bytes.Contains(line, []byte(`"decide"`)):
+		return false
+	}
+	for _, slow := range []string{`"grep"`, `"find"`, `"Grep"`, `"Glob"`} {
+		if bytes.Contains(line, []byte(slow)) {
+			return false
+		}
+	}
+	return true
 }
 
 // readLine returns the next line without its newline, as a fresh slice.
