@@ -383,6 +383,8 @@ const (
 	promptGuard    = "keys ignored"
 	promptArmed    = "Enter/Esc deny"
 	promptConfirm  = "[y] yes, persist"
+
+	promptConfirmArmed = "any other key denies"
 )
 
 func shellQuote(s string) string {
@@ -452,7 +454,7 @@ func TestPiInteractive(t *testing.T) {
 	tm.keys("a", "p")
 	s = tm.waitScreen("a", promptConfirm, 5*time.Second)
 	t.Logf("the persist confirm:\n%s", s)
-	time.Sleep(700 * time.Millisecond) // the confirm's own guard
+	tm.waitScreen("a", promptConfirmArmed, 5*time.Second) // the confirm's own guard
 	tm.keys("a", "y")
 	tm.waitTurn("a", model, 6, true)
 	if got, _ := os.ReadFile(outside); string(got) != "persisted\n" {
@@ -816,7 +818,7 @@ func TestPiBatchPrompt(t *testing.T) {
 	}
 	s := tm.waitScreen("a", "requests blocked this turn", 15*time.Second)
 	t.Logf("the batch question:\n%s", s)
-	time.Sleep(700 * time.Millisecond) // the guard
+	tm.waitScreen("a", promptArmed, 5*time.Second) // "Enter/Esc deny all"
 	tm.keys("a", "i")
 	s = tm.waitScreen("a", "[a] once", 10*time.Second)
 	tm.waitScreen("a", promptArmed, 5*time.Second)
