@@ -1,0 +1,269 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperEnv turns the test binary into a tiny tool run inside the
+// sandbox: "connect PATH" dials a unix socket ("@name" is abstract),
+// "tiocsti" pushes a byte into the terminal on stdin. Exit 0 on success.
+const helperEnv = "PICKET_TEST_HELPER"
+
+func init() {
+	switch os.Getenv(helperEnv) {
+	case "connect":
+		c, err := net.Dial("unix", os.Args[len(os.Args)-1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		c.Close()
+		os.Exit(0)
+	case "tiocsti":
+		b := byte('x')
+		if err := unix.IoctlSetPointerInt(0, unix.TIOCSTI, int(b)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// escapeWorld is a workspace (a git repo), a home with secrets and a
+// picket binary, for tests that try to get out from inside.
+type escapeWorld struct {
+	base, ws, home, out, bin string
+}
+
+func newEscapeWorld(t *testing.T) escapeWorld {
+	requireBwrap(t)
+	base := sandboxScratch(t)
+	w := escapeWorld{base: base, ws: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), out: filepath.Join(base, "outside")}
+	for f, c := range map[string]string{
+		"home/.ssh/id_rsa": "SECRET-KEY", "home/.aws/credentials": "SECRET-AWS", "home/.bashrc": "# rc",
+		"ws/main.go": "package main", "ws/.git/HEAD": "ref: refs/heads/main", "ws/.git/config": "[core]",
+		"ws/.git/hooks/pre-commit.sample": "#!/bin/sh", "outside/data.txt": "data",
+	} {
+		write(t, filepath.Join(base, f), c)
+	}
+	w.bin = picketBin(t, base)
+	return w
+}
+
+func (w escapeWorld) env(extra ...string) []string { return sandboxEnv(w.home, w.ws, extra...) }
+
+// attempts runs each shell line inside picket run and returns the lines
+// that succeeded (exit 0).
+func (w escapeWorld) attempts(t *testing.T, args []string, lines map[string]string, env ...string) map[string]bool {
+	t.Helper()
+	var script strings.Builder
+	for name, line := range lines {
+		fmt.Fprintf(&script, "if ( %s ) >/dev/null 2>&1; then echo 'ok %s'; else echo 'no %s'; fi\n", line, name, name)
+	}
+	all := append(append([]string{"run"}, args...), "--", "sh", "-c", script.String())
+	code, stdout, stderr := pk(t, w.bin, w.ws, w.env(env...), all...)
+	if code != 0 {
+		t.Fatalf("picket run exited %d: %s", code, stderr)
+	}
+	got := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if name, ok := strings.CutPrefix(l, "ok "); ok {
+			got[name] = true
+		}
+	}
+	return got
+}
+
+// TestRunEscapes tries the known ways out of a mount sandbox from inside.
+// Each must fail, and the host must be unchanged afterwards.
+func TestRunEscapes(t *testing.T) {
+	w := newEscapeWorld(t)
+	h, ws := w.home, w.ws
+	lines := map[string]string{
+		"symlink-to-hidden-dir":  fmt.Sprintf("ln -s %s/.aws l && cat l/credentials | grep SECRET", h),
+		"dotdot-read":            "cat ../home/.ssh/id_rsa | grep SECRET",
+		"dotdot-write":           "echo pwn > ../outside/pwn",
+		"hard-link-hidden-file":  fmt.Sprintf("ln %s/.ssh/id_rsa hl && cat hl | grep SECRET", h),
+		"hard-link-in-hidden":    fmt.Sprintf("ln %s/.aws/credentials hl2", h),
+		"new-git-hook":           "echo evil > .git/hooks/pre-commit",
+		"new-policy-file":        "echo '{}' > fence.jsonc",
+		"new-claude-settings":    "mkdir -p .claude && echo '{}' > .claude/settings.json",
+		"proc-self-root":         fmt.Sprintf("cat /proc/self/root%s/.ssh/id_rsa | grep SECRET", h),
+		"proc-parent-cwd":        fmt.Sprintf("ls /proc/%d/cwd/", os.Getpid()),
+		"proc-parent-root":       fmt.Sprintf("cat /proc/%d/root%s/.ssh/id_rsa | grep SECRET", os.Getpid(), h),
+		"proc-1-root":            fmt.Sprintf("cat /proc/1/root%s/.ssh/id_rsa | grep SECRET", h),
+		"rename-over-mount":      "mkdir x && mv -T x .git/hooks",
+		"rename-over-policy":     "mkdir y && mv -T y fence.jsonc",
+		"mv-git-away":            "mv .git .git2",
+		"mv-hooks-away":          "mv .git/hooks .git/h2",
+		"rm-hooks":               "rm -rf .git/hooks",
+		"umount-hidden":          fmt.Sprintf("umount %s/.aws", h),
+		"remount-rw":             fmt.Sprintf("mount -o remount,rw,bind %s/.git/hooks", ws),
+		"unshare-mount":          fmt.Sprintf("unshare -m sh -c 'umount %s/.aws; cat %s/.aws/credentials' | grep SECRET", h, h),
+		"bashrc":                 "echo evil >> ~/.bashrc",
+		"write-picket-binary":    fmt.Sprintf("echo x >> %s", w.bin),
+		"mknod":                  "mknod dev b 8 0",
+		"chmod-hidden":           fmt.Sprintf("chmod 644 %s/.ssh/id_rsa", h),
+	}
+	got := w.attempts(t, nil, lines)
+	for name := range lines {
+		if got[name] {
+			t.Errorf("escape %q succeeded: %s", name, lines[name])
+		}
+	}
+	for _, p := range []string{"ws/.git/hooks/pre-commit", "ws/fence.jsonc", "ws/.claude/settings.json", "outside/pwn", "ws/.git2"} {
+		if fi, err := os.Lstat(filepath.Join(w.base, p)); err == nil && !(fi.IsDir() && isEmptyDir(filepath.Join(w.base, p))) {
+			t.Errorf("%s exists on the host after the sandbox", p)
+		}
+	}
+	for _, p := range []string{"ws/fence.jsonc", "ws/.claude", "ws/.mcp.json"} {
+		if _, err := os.Lstat(filepath.Join(w.base, p)); err == nil {
+			t.Errorf("placeholder %s outlived the sandbox", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(h, ".bashrc")); string(b) != "# rc" {
+		t.Errorf(".bashrc changed: %q", b)
+	}
+	// Sanity: the same shell does work where the policy allows.
+	ok := w.attempts(t, nil, map[string]string{"write-ws": "echo hi > new.txt && cat new.txt", "read-ws": "cat main.go", "git-objects": "mkdir -p .git/objects/ab && echo o > .git/objects/ab/cd"})
+	for _, name := range []string{"write-ws", "read-ws", "git-objects"} {
+		if !ok[name] {
+			t.Errorf("allowed access %q failed inside the sandbox", name)
+		}
+	}
+}
+
+func isEmptyDir(d string) bool {
+	ents, err := os.ReadDir(d)
+	return err == nil && len(ents) == 0
+}
+
+// TestRunTIOCSTI: the command runs in a new session, so it cannot push
+// keystrokes into the terminal it was started from.
+func TestRunTIOCSTI(t *testing.T) {
+	w := newEscapeWorld(t)
+	ptmx, pts := openPTY(t)
+	defer ptmx.Close()
+	defer pts.Close()
+	run := func(args ...string) int {
+		c := exec.Command(args[0], args[1:]...)
+		c.Dir, c.Env = w.ws, w.env()
+		c.Stdin = pts
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		c.Run()
+		return c.ProcessState.ExitCode()
+	}
+	if run("env", helperEnv+"=tiocsti", w.bin) != 0 {
+		t.Log("TIOCSTI fails even outside the sandbox here (dev.tty.legacy_tiocsti=0); the sandbox test still runs")
+	}
+	if code := run(w.bin, "run", "--", "env", helperEnv+"=tiocsti", w.bin); code == 0 {
+		t.Error("TIOCSTI from inside the sandbox succeeded: the command shares the caller's terminal session")
+	}
+}
+
+func openPTY(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			if _, err := ptmx.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	return ptmx, pts
+}
+
+// TestRunSockets: unix sockets outside the workspace are unreachable unless
+// network.allowUnixSockets lists them; abstract sockets of the host are
+// unreachable with the network off (a network namespace) and on (Landlock
+// scoping, ABI 6).
+func TestRunSockets(t *testing.T) {
+	w := newEscapeWorld(t)
+	listen := func(addr string) {
+		l, err := net.Listen("unix", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+	// An SSH agent's socket under home, a docker-like one under /run.
+	agent := filepath.Join(w.home, ".ssh", "agent", "agent.sock")
+	runDir := fmt.Sprintf("/run/picket-test-%d", os.Getpid())
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		t.Skipf("cannot create a socket under /run: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runDir) })
+	docker := filepath.Join(runDir, "docker.sock")
+	inWS := filepath.Join(w.ws, "dev.sock")
+	abstract := fmt.Sprintf("@picket-test-%d", os.Getpid())
+	for _, d := range []string{filepath.Dir(agent), filepath.Dir(docker)} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, a := range []string{agent, docker, inWS, abstract} {
+		listen(a)
+	}
+	connect := func(addr string) string {
+		return fmt.Sprintf("%s=connect %s %s", helperEnv, w.bin, addr)
+	}
+	lines := map[string]string{"agent": connect(agent), "docker": connect(docker), "workspace": connect(inWS), "abstract": connect(abstract)}
+	// Sanity: every socket answers from outside.
+	for name, line := range lines {
+		if err := exec.Command("sh", "-c", line).Run(); err != nil {
+			t.Fatalf("socket %s does not answer outside the sandbox: %v", name, err)
+		}
+	}
+	for _, tc := range []struct {
+		name, policy string
+		want         map[string]bool
+	}{
+		{"no-network", `{"extends": "code", "network": {"allowUnixSockets": ["` + docker + `"]}}`,
+			map[string]bool{"agent": false, "docker": true, "workspace": true, "abstract": false}},
+		{"network-on", `{"extends": "code", "network": {"allowedDomains": ["example.com"]}}`,
+			map[string]bool{"agent": false, "docker": false, "workspace": true, "abstract": false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := filepath.Join(w.base, tc.name+".jsonc")
+			write(t, cfg, tc.policy)
+			got := w.attempts(t, []string{"--config", cfg}, lines)
+			for name, want := range tc.want {
+				if got[name] != want {
+					t.Errorf("connect to the %s socket: got %v, want %v", name, got[name], want)
+				}
+			}
+		})
+	}
+}
