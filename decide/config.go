@@ -278,7 +278,7 @@ func (r *resolver) read(name string) (*source, error) {
 	if err := json.Unmarshal(std, &s.raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := json.Unmarshal(std, &s.cfg); err != nil {
+	if s.cfg, err = configFromRaw(s.raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
