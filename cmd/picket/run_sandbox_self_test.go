@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hashTree hashes every file under dirs, so a test can say nothing changed.
+func hashTree(t *testing.T, dirs ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, d := range dirs {
+		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return nil
+			}
+			b, _ := os.ReadFile(p)
+			out[p] = fmt.Sprintf("%x", sha256.Sum256(b))
+			return nil
+		})
+	}
+	return out
+}
+
+// TestRunSelfProtection runs picket itself from inside the sandbox: it can
+// neither widen what the outer sandbox allows nor change grants, settings
+// or any policy file.
+func TestRunSelfProtection(t *testing.T) {
+	w := newEscapeWorld(t)
+	policy := filepath.Join(w.ws, "fence.jsonc")
+	write(t, policy, `{"extends": "code"}`)
+	write(t, filepath.Join(w.home, ".claude", "settings.json"), `{}`)
+	state := filepath.Join(w.home, ".local", "state", "picket")
+	write(t, filepath.Join(state, "grants", "keep"), "grant")
+	evil := `{"filesystem": {"allowWrite": ["/"], "allowRead": ["/"]}}`
+	before := hashTree(t, filepath.Join(w.home, ".claude"), state, policy, filepath.Join(w.home, ".config"))
+	b := w.bin
+	lines := map[string]string{
+		"grants-revoke":       b + " grants revoke read /etc/hosts && test ! -e " + filepath.Join(state, "grants", "keep"),
+		"rm-grants":           "rm -rf " + filepath.Join(state, "grants"),
+		"install-claude":      b + " install claude --user",
+		"init-force":          b + " init --force",
+		"edit-policy":         "echo '" + evil + "' > fence.jsonc",
+		"user-config":         "mkdir -p ~/.config/fence && echo '" + evil + "' > ~/.config/fence/fence.jsonc",
+		"evil-config-read":    "echo '" + evil + "' > evil.jsonc && " + b + " run --config evil.jsonc -- cat ~/.ssh/id_rsa | grep SECRET",
+		"evil-config-write":   b + " run --config evil.jsonc -- sh -c 'echo pwn > ../outside/pwn'",
+		"nested-unsandboxed":  b + " run --unsandboxed -- cat ~/.ssh/id_rsa | grep SECRET",
+		"landlock-exec-wider": b + " run --landlock-exec --write / -- sh -c 'echo pwn > ../outside/pwn2'",
+	}
+	got := w.attempts(t, nil, lines)
+	for name := range lines {
+		if got[name] {
+			t.Errorf("from inside the sandbox, %q succeeded: %s", name, lines[name])
+		}
+	}
+	after := hashTree(t, filepath.Join(w.home, ".claude"), state, policy, filepath.Join(w.home, ".config"))
+	for f, h := range before {
+		if after[f] != h {
+			t.Errorf("%s changed from inside the sandbox", f)
+		}
+	}
+	for f := range after {
+		if _, ok := before[f]; !ok && !strings.HasPrefix(f, filepath.Join(state, "sandbox")) && !strings.HasPrefix(f, filepath.Join(state, "valid")) && !strings.HasSuffix(f, ".log") {
+			t.Errorf("%s appeared from inside the sandbox", f)
+		}
+	}
+	for _, f := range []string{"outside/pwn", "outside/pwn2"} {
+		if _, err := os.Stat(filepath.Join(w.base, f)); err == nil {
+			t.Errorf("%s was written from inside the sandbox", f)
+		}
+	}
+}
+
+// TestRunRefuses: without bubblewrap, or without user namespaces, picket
+// run exits 126 saying what is missing and how to fix it, and nothing runs.
+// --unsandboxed runs the command and is audited.
+func TestRunRefuses(t *testing.T) {
+	w := newEscapeWorld(t)
+	marker := filepath.Join(w.ws, "ran")
+	cmd := []string{"run", "--", "/bin/sh", "-c", ": > " + marker}
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"no-bwrap", []string{"PATH=/nonexistent"}, []string{"bubblewrap", "apt-get install bubblewrap", "did not run"}},
+		{"no-userns", []string{probeEnv + "=exit 1"}, []string{"user namespaces", "did not run"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := pk(t, w.bin, w.ws, w.env(tc.env...), cmd...)
+			if code != 126 {
+				t.Errorf("picket run = %d, want 126; stderr: %s", code, stderr)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr does not say %q: %s", s, stderr)
+				}
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the command ran")
+			}
+		})
+	}
+	t.Run("unsandboxed", func(t *testing.T) {
+		code, _, stderr := pk(t, w.bin, w.ws, w.env("PATH=/nonexistent"), append([]string{"run", "--unsandboxed", "--session", "s1"}, cmd[2:]...)...)
+		if code != 0 {
+			t.Fatalf("picket run --unsandboxed = %d: %s", code, stderr)
+		}
+		if _, err := os.Stat(marker); err != nil {
+			t.Error("the command did not run")
+		}
+		e := lastAudit(t, w.home)
+		if e["decision"] != "run" || e["session"] != "s1" || !strings.Contains(fmt.Sprint(e["reason"]), "unsandboxed") {
+			t.Errorf("audit line = %v, want a run entry saying unsandboxed", e)
+		}
+	})
+}
+
+// TestRunLogsCommands: with picket.audit.logCommands, each command is one
+// audit line with its command, cwd and exit status; the status passes
+// through.
+func TestRunLogsCommands(t *testing.T) {
+	w := newEscapeWorld(t)
+	write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "picket": {"audit": {"logCommands": true}}}`)
+	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--session", "s2", "--", "sh", "-c", "exit 7")
+	if code != 7 {
+		t.Fatalf("picket run = %d, want the command's 7: %s", code, stderr)
+	}
+	e := lastAudit(t, w.home)
+	if e["decision"] != "run" || e["command"] != `sh -c "exit 7"` || e["cwd"] != w.ws || e["exit"] != float64(7) || e["session"] != "s2" {
+		t.Errorf("audit line = %v", e)
+	}
+}
+
+func lastAudit(t *testing.T, home string) map[string]any {
+	t.Helper()
+	f, err := os.Open(filepath.Join(home, ".local", "state", "picket", "audit.log"))
+	if err != nil {
+		matches, _ := filepath.Glob(filepath.Join(home, ".local", "state", "picket", "*"))
+		t.Fatalf("no audit log: %v (state dir: %v)", err, matches)
+	}
+	defer f.Close()
+	var last map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		last = nil
+		json.Unmarshal(sc.Bytes(), &last)
+	}
+	return last
+}
