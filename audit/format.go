@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
@@ -13,7 +14,9 @@ import (
 // palette holds the colours of [Format]. It is built once and never
 // changed; the renderer's profile is fixed so colour does not depend on
 // where os.Stdout points.
-var palette = newPalette()
+// palette is built on first use: lipgloss renderers are not free, and
+// most processes that link this package (every hook call) never format.
+var palette = sync.OnceValue(newPalette)
 
 type styles struct {
 	faint, path, layer, reason lipgloss.Style
@@ -53,26 +56,26 @@ func Format(e Entry, color bool) string {
 		}
 		return s.Render(text)
 	}
-	dec := palette.other
-	if s, ok := palette.decision[e.Decision]; ok {
+	dec := palette().other
+	if s, ok := palette().decision[e.Decision]; ok {
 		dec = s
 	}
 	cols := []string{
-		paint(palette.faint, e.TS.UTC().Format("2006-01-02 15:04:05")),
-		paint(palette.faint, pad(Escape(short(e.Session)), 8)),
+		paint(palette().faint, e.TS.UTC().Format("2006-01-02 15:04:05")),
+		paint(palette().faint, pad(Escape(short(e.Session)), 8)),
 		paint(dec, pad(Escape(e.Decision), 13)),
 		pad(Escape(e.Tool), 9),
 		pad(Escape(e.Access), 5),
-		paint(palette.path, Escape(e.Path)),
+		paint(palette().path, Escape(e.Path)),
 	}
 	if e.Resolved != "" && e.Resolved != e.Path {
 		cols = append(cols, "-> "+Escape(e.Resolved))
 	}
 	if src := origin(e); src != "" {
-		cols = append(cols, paint(palette.layer, src))
+		cols = append(cols, paint(palette().layer, src))
 	}
 	for _, kv := range details(e) {
-		cols = append(cols, paint(palette.reason, kv))
+		cols = append(cols, paint(palette().reason, kv))
 	}
 	return strings.TrimRight(strings.Join(cols, "  "), " ")
 }

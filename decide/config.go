@@ -34,7 +34,7 @@ type Env struct {
 
 // UserConfigDir is the user's fence config dir.
 func (e Env) UserConfigDir() string {
-	if e.ConfigHome != "" {
+	if filepath.IsAbs(e.ConfigHome) { // a relative XDG dir is ignored, as the spec says
 		return filepath.Join(e.ConfigHome, "fence")
 	}
 	return filepath.Join(e.Home, ".config", "fence")
@@ -42,7 +42,7 @@ func (e Env) UserConfigDir() string {
 
 // StateDir is picket's state dir (audit log, session grants).
 func (e Env) StateDir() string {
-	if e.StateHome != "" {
+	if filepath.IsAbs(e.StateHome) {
 		return filepath.Join(e.StateHome, "picket")
 	}
 	return filepath.Join(e.Home, ".local", "state", "picket")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -201,7 +202,7 @@ func dotted(ptr string) string {
 		switch {
 		case isIndex(tok):
 			b.WriteString("[" + tok + "]")
-		case plainKey.MatchString(tok):
+		case plainKey().MatchString(tok):
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
@@ -213,7 +214,8 @@ func dotted(ptr string) string {
 	return b.String()
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+// plainKey is compiled on first use, not in every process that links schema.
+var plainKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`) })
 
 func isIndex(tok string) bool {
 	_, err := strconv.ParseUint(tok, 10, 0)

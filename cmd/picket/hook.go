@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -174,7 +175,16 @@ func (c *cli) eventPolicy(ev hook.ClaudeEvent) (*decide.Loaded, error) {
 }
 
 func (c *cli) stateDir() string {
-	return decide.EnvFromOS(c.getenv, "/").StateDir()
+	return decide.Env{Home: c.home(), StateHome: c.getenv("XDG_STATE_HOME")}.StateDir()
+}
+
+// home is $HOME, or the user's home when it is unset.
+func (c *cli) home() string {
+	if h := c.getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 func (c *cli) ledger() hook.Ledger {
