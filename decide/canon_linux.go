@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,24 @@ import (
 // deleted meanwhile), and the caller walks instead, which also classifies
 // the error.
 func kernelResolve(abs string) (string, bool) {
-	fd, err := unix.Open(abs, unix.O_PATH|unix.O_CLOEXEC, 0)
+	// Most paths go through no symlink at all: openat2 refusing every
+	// symlink proves that in one call, and then the kernel's answer is the
+	// lexically clean path.
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, abs, &how)
+	switch {
+	case err == nil:
+		unix.Close(fd)
+		return filepath.Clean(abs), true
+	case err == unix.ENOENT && !strings.Contains(abs+"/", "/../") && !longName(abs):
+		// A missing name was met before any symlink (a symlink would
+		// have failed with ELOOP first, dangling ones included): the
+		// existing part has no links and nothing exists below the
+		// missing name, so without ".." the walk's answer is the clean
+		// path too.
+		return filepath.Clean(abs), true
+	}
+	fd, err = unix.Open(abs, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err == unix.ENOENT {
 		return kernelResolveNew(abs)
 	}
@@ -64,4 +82,15 @@ func kernelResolveNew(abs string) (string, bool) {
 		return "", false
 	}
 	return join(r, name), true
+}
+
+// longName reports whether a component of p is longer than NAME_MAX, which
+// the walk reports as ENAMETOOLONG even in a missing tail.
+func longName(p string) bool {
+	for _, name := range strings.Split(p, "/") {
+		if len(name) > nameMax {
+			return true
+		}
+	}
+	return false
 }
