@@ -31,6 +31,12 @@ type pattern struct {
 // are literal: fence's matcher has no brace expansion.
 func isMeta(c byte) bool { return c == '*' || c == '?' || c == '[' }
 
+// HasGlob reports whether a pattern component has a glob character, as
+// picket reads patterns: "*", "?", or a "[" with a "]" after it. Braces are
+// literal. lint and the shell sandbox use it to read patterns the way the
+// matcher does.
+func HasGlob(s string) bool { return hasMeta(s) }
+
 // hasMeta reports whether s has a glob character outside a well-formed
 // class; an unclosed "[" is literal.
 func hasMeta(s string) bool {

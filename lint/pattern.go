@@ -46,22 +46,9 @@ func (t *target) base(anchor string) string {
 	return ""
 }
 
-// hasMeta reports whether a path component has a glob character, as
-// decide reads it: "*", "?", or a "[" with a "]" after it. Braces are
-// literal.
-func hasMeta(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?':
-			return true
-		case '[':
-			if strings.IndexByte(s[i+1:], ']') >= 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+// hasMeta is decide's reading of a glob character, so lint never disagrees
+// with the matcher.
+var hasMeta = decide.HasGlob
 
 // literalParts splits a pattern's text into the components before the
 // first one with a glob character and the rest.
