@@ -17,6 +17,7 @@ type expansion struct {
 	mandatoryMissing     []string
 	symlinks             []string // met on the walk: an empty root recreates those leading somewhere visible
 	stats                Expansion
+	dirs                 []dirStamp // every directory the walk read, to tell when a cached walk is stale
 }
 
 // class is one kind of mount a rule list turns into.
@@ -102,7 +103,7 @@ func (j judges) covers(c class, p, r string) bool {
 
 // expand resolves the literal rules and walks the workspace and home to
 // expand the glob ones.
-func expand(s decide.Spec, set decide.SandboxSettings, root, home string) (expansion, error) {
+func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir string) (expansion, error) {
 	var x expansion
 	j, err := newJudges(s)
 	if err != nil {
@@ -132,17 +133,36 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home string) (expan
 		ms = append(ms, matcher{class: classHide, name: strings.ToLower(r.Pattern), fold: true})
 	}
 	depth, entries := Bounds(set)
-	x.stats = Expansion{MaxDepth: depth, MaxEntries: entries}
-	w := walker{x: &x, j: j, root: root, maxDepth: depth, budget: entries}
+	key := cacheKey(s, root, home, depth, entries)
+	if wx, ok := loadWalk(cacheDir, key); ok {
+		return x.merge(wx), nil
+	}
+	wx := expansion{stats: Expansion{MaxDepth: depth, MaxEntries: entries}}
+	w := walker{x: &wx, j: j, root: root, maxDepth: depth, budget: entries}
 	for _, m := range ms {
-		if m.prefix == "" {
-			w.anywhere = append(w.anywhere, m)
-		} else {
+		switch {
+		case m.prefix == "" && m.fold:
+			w.folded.add(m)
+		case m.prefix == "":
+			w.anywhere.add(m)
+		default:
 			w.anchored = append(w.anchored, m)
 		}
 	}
 	w.run(walkRoots(root, home, w.anchored), len(ms) > 0)
-	return x, nil
+	saveWalk(cacheDir, key, wx)
+	return x.merge(wx), nil
+}
+
+// merge adds what the walk found to the literal rules' paths.
+func (x expansion) merge(wx expansion) expansion {
+	x.hide = append(x.hide, wx.hide...)
+	x.protect = append(x.protect, wx.protect...)
+	x.write = append(x.write, wx.write...)
+	x.read = append(x.read, wx.read...)
+	x.symlinks = wx.symlinks
+	x.stats = wx.stats
+	return x
 }
 
 // isDirStar reports whether rest is "dir/**" on a literal dir, which
@@ -207,11 +227,52 @@ func globMatcher(c class, lit, rest string, fold bool) matcher {
 // walker walks directories breadth-first within its bounds, testing each
 // entry against the matchers that apply below its directory.
 type walker struct {
-	x                  *expansion
-	j                  judges
-	root               string
-	anywhere, anchored []matcher
-	maxDepth, budget   int
+	x                *expansion
+	j                judges
+	root             string
+	anywhere, folded nameIndex // "**/" matchers; folded: case-insensitive, by lowercased name
+	anchored         []matcher
+	maxDepth, budget int
+}
+
+// nameIndex holds the "**/" matchers by the names they can match, so an
+// entry costs a few map lookups however many rules there are: exact names,
+// "*.ext" names, and the few others scanned.
+type nameIndex struct {
+	exact, ext map[string][]matcher
+	scan       []matcher
+}
+
+func (ix *nameIndex) add(m matcher) {
+	if ix.exact == nil {
+		ix.exact, ix.ext = map[string][]matcher{}, map[string][]matcher{}
+	}
+	switch {
+	case m.name != "" && !hasMeta(m.name):
+		ix.exact[m.name] = append(ix.exact[m.name], m)
+	case strings.HasPrefix(m.name, "*.") && !hasMeta(m.name[2:]) && !strings.Contains(m.name[2:], "."):
+		ix.ext[m.name[2:]] = append(ix.ext[m.name[2:]], m)
+	default:
+		ix.scan = append(ix.scan, m)
+	}
+}
+
+// candidates calls f with every matcher that could match name (already
+// lowercased for an index of case-folding matchers).
+func (ix *nameIndex) candidates(name string, f func(matcher)) {
+	for _, m := range ix.exact[name] {
+		f(m)
+	}
+	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+		for _, m := range ix.ext[name[dot+1:]] {
+			f(m)
+		}
+	}
+	for _, m := range ix.scan {
+		if m.match(name) {
+			f(m)
+		}
+	}
 }
 
 type dirItem struct {
@@ -251,8 +312,12 @@ func (w *walker) run(roots []string, globs bool) {
 		if err != nil {
 			continue
 		}
+		fi, statErr := f.Stat()
 		ents, _ := f.ReadDir(-1)
 		f.Close()
+		if statErr == nil {
+			w.x.dirs = append(w.x.dirs, stampOf(d.path, fi, ents))
+		}
 		for _, e := range ents {
 			if w.budget == 0 {
 				w.x.stats.Truncated = true
@@ -310,11 +375,16 @@ func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses
 		return done
 	}
 	var cand [nClasses]bool
-	for _, set := range [][]matcher{w.anywhere, d.active} {
-		for _, m := range set {
-			if !done[m.class] && !cand[m.class] && m.match(e.Name()) {
-				cand[m.class] = true
-			}
+	mark := func(m matcher) {
+		if !done[m.class] {
+			cand[m.class] = true
+		}
+	}
+	w.anywhere.candidates(e.Name(), mark)
+	w.folded.candidates(strings.ToLower(e.Name()), mark)
+	for _, m := range d.active {
+		if !done[m.class] && !cand[m.class] && m.match(e.Name()) {
+			cand[m.class] = true
 		}
 	}
 	for c := class(0); c < nClasses; c++ {

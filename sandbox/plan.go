@@ -112,6 +112,9 @@ type Options struct {
 	BindTmp   []string // globs of /tmp files the command line names, bound through
 	ExtraRead []string // paths kept readable under defaultDenyRead (e.g. the agent's shell snapshots)
 	Command   []string // the command, searched for BindTmp matches
+	// CacheDir keeps the last walk per policy; it is reused while no
+	// directory it read has changed. "" walks every time.
+	CacheDir string
 }
 
 // NewPlan computes the plan for l: it resolves every literal path, walks the
@@ -151,7 +154,7 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 		}
 	}
 
-	x, err := expand(spec, l.Settings.Sandbox, root, home)
+	x, err := expand(spec, l.Settings.Sandbox, root, home, o.CacheDir)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -112,7 +112,7 @@ func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ex
 	state := loaded.Env.StateDir()
 	plan, err := sandbox.NewPlan(loaded, sandbox.Options{
 		Exe: exe, EmptyFile: filepath.Join(state, "sandbox", "hidden"),
-		BindTmp: bindTmp, ExtraRead: extraRead, Command: cmd,
+		BindTmp: bindTmp, ExtraRead: extraRead, Command: cmd, CacheDir: filepath.Join(state, "sandbox"),
 	})
 	if err != nil {
 		return 0, err

@@ -1,0 +1,31 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+)
+
+func TestFileToolsOnly(t *testing.T) {
+	p := decide.MustCompile(decide.Spec{Root: "/w", Home: "/h",
+		DenyRead:  decide.Rules("test", "~/.aws", "**/*.pem"),
+		DenyWrite: decide.Rules("test", "**/.env"),
+		Blocklist: decide.Rules("test", "id_rsa*"),
+	})
+	l := &decide.Loaded{Policy: p, Raw: map[string]any{"network": map[string]any{"allowedDomains": []any{"github.com"}}}}
+	var got []string
+	for _, n := range FileToolsOnly(l) {
+		got = append(got, n.Field+" "+n.Pattern)
+	}
+	want := []string{"filesystem.denyRead **/*.pem", "filesystem.denyWrite **/.env", "picket.blocklist id_rsa*", "network.allowedDomains "}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("FileToolsOnly = %q, want %q", got, want)
+	}
+	lines := strings.Join(ShowLines(l, Status{Bwrap: "/usr/bin/bwrap", UserNS: true, Landlock: 7}), "\n")
+	for _, s := range []string{"Landlock ABI 7", "8 levels deep and 20000 entries", "domain filtering NOT enforced"} {
+		if !strings.Contains(lines, s) {
+			t.Errorf("ShowLines does not say %q:\n%s", s, lines)
+		}
+	}
+}

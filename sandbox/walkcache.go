@@ -1,0 +1,122 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// A cached walk is reused while every directory it read lists the same
+// names and types: creating, removing or renaming an entry changes its
+// directory's mtime, so a directory whose inode and mtime are unchanged is
+// taken as is, and only the others are listed again and compared (the
+// placeholders of the last sandbox come and go in the workspace root).
+// A directory changed within racyWindow of the walk is always listed again:
+// a change in the same clock tick as the walk would not move its mtime.
+// The cache lives in picket's state dir, which the sandbox cannot write.
+
+const racyWindow = 2 * time.Second
+
+// dirStamp identifies one state of a directory.
+type dirStamp struct {
+	Path  string `json:"p"`
+	Mtime int64  `json:"m"`
+	Ino   uint64 `json:"i"`
+	Names string `json:"n"` // hash of the entries' names and types
+}
+
+func stampOf(path string, fi os.FileInfo, ents []fs.DirEntry) dirStamp {
+	h := sha256.New()
+	for _, e := range ents {
+		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), e.Type())
+	}
+	return dirStamp{Path: path, Mtime: fi.ModTime().UnixNano(), Ino: inode(fi), Names: hex.EncodeToString(h.Sum(nil)[:12])}
+}
+
+// fresh reports whether the directory still lists what d recorded.
+func (d dirStamp) fresh() bool {
+	fi, err := os.Stat(d.Path)
+	if err != nil {
+		return false
+	}
+	if fi.ModTime().UnixNano() == d.Mtime && inode(fi) == d.Ino {
+		return true
+	}
+	f, err := os.Open(d.Path)
+	if err != nil {
+		return false
+	}
+	ents, _ := f.ReadDir(-1)
+	f.Close()
+	return stampOf(d.Path, fi, ents).Names == d.Names
+}
+
+type cachedWalk struct {
+	Key      string     `json:"key"`
+	Hide     []Hidden   `json:"hide"`
+	Protect  []string   `json:"protect"`
+	Write    []string   `json:"write"`
+	Read     []string   `json:"read"`
+	Symlinks []string   `json:"symlinks"`
+	Stats    Expansion  `json:"stats"`
+	Dirs     []dirStamp `json:"dirs"`
+}
+
+// cacheKey names a walk by everything its result depends on.
+func cacheKey(s decide.Spec, root, home string, depth, entries int) string {
+	b, _ := json.Marshal([]any{s.AllowRead, s.DenyRead, s.AllowWrite, s.DenyWrite, s.Mandatory, s.Blocklist,
+		s.CaseInsensitive, root, home, depth, entries})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+func cacheFile(dir, key string) string { return filepath.Join(dir, "walk-"+key+".json") }
+
+func loadWalk(dir, key string) (expansion, bool) {
+	if dir == "" {
+		return expansion{}, false
+	}
+	b, err := os.ReadFile(cacheFile(dir, key))
+	if err != nil {
+		return expansion{}, false
+	}
+	var c cachedWalk
+	if json.Unmarshal(b, &c) != nil || c.Key != key {
+		return expansion{}, false
+	}
+	for _, d := range c.Dirs {
+		if !d.fresh() {
+			return expansion{}, false
+		}
+	}
+	return expansion{hide: c.Hide, protect: c.Protect, write: c.Write, read: c.Read, symlinks: c.Symlinks, stats: c.Stats, dirs: c.Dirs}, true
+}
+
+func saveWalk(dir, key string, x expansion) {
+	if dir == "" {
+		return
+	}
+	recent := time.Now().Add(-racyWindow).UnixNano()
+	dirs := append([]dirStamp{}, x.dirs...)
+	for i := range dirs {
+		if dirs[i].Mtime > recent {
+			dirs[i].Mtime = 0 // never trusted as is: listed again each time
+		}
+	}
+	b, err := json.Marshal(cachedWalk{Key: key, Hide: x.hide, Protect: x.protect, Write: x.write, Read: x.read,
+		Symlinks: x.symlinks, Stats: x.stats, Dirs: dirs})
+	if err != nil || os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	tmp := fmt.Sprintf("%s.%d", cacheFile(dir, key), os.Getpid())
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		os.Rename(tmp, cacheFile(dir, key))
+	}
+}
