@@ -450,17 +450,5 @@ func joinPat(lit, rest string) string {
 	return strings.TrimSuffix(lit, "/") + "/" + strings.TrimPrefix(rest, "/")
 }
 
-// hasMeta mirrors decide: "*", "?" and a closed "[" are glob characters.
-func hasMeta(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?':
-			return true
-		case '[':
-			if strings.IndexByte(s[i+1:], ']') >= 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+// hasMeta is decide's own reading of glob characters.
+func hasMeta(s string) bool { return decide.HasGlob(s) }
