@@ -155,3 +155,36 @@ func lastAudit(t *testing.T, home string) map[string]any {
 	}
 	return last
 }
+
+// TestRunClaudeBashLine: Claude Code's Bash line sources a snapshot under
+// ~/.claude and writes its cwd to /tmp/claude-*-cwd, which it reads from
+// outside: --read keeps the snapshot readable under defaultDenyRead and
+// --bind-tmp binds that file through the private /tmp. A symlink there is
+// never followed.
+func TestRunClaudeBashLine(t *testing.T) {
+	w := newEscapeWorld(t)
+	cfg := filepath.Join(w.base, "strict.jsonc")
+	write(t, cfg, `{"extends": "code-strict"}`)
+	snap := filepath.Join(w.home, ".claude", "shell-snapshots", "snapshot-bash-1.sh")
+	write(t, snap, "greet() { echo hello; }")
+	cwdFile := fmt.Sprintf("/tmp/claude-%d-cwd", os.Getpid())
+	t.Cleanup(func() { os.Remove(cwdFile) })
+	line := fmt.Sprintf("source %s && eval 'greet' < /dev/null && pwd -P >| %s", snap, cwdFile)
+	code, stdout, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--config", cfg,
+		"--read", "~/.claude/shell-snapshots", "--bind-tmp", "/tmp/claude-*-cwd", "--", "bash", "-c", line)
+	if code != 0 || strings.TrimSpace(stdout) != "hello" {
+		t.Fatalf("picket run = %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if b, err := os.ReadFile(cwdFile); err != nil || strings.TrimSpace(string(b)) != w.ws {
+		t.Errorf("%s = %q, %v; want the workspace", cwdFile, b, err)
+	}
+	evil := fmt.Sprintf("/tmp/claude-%d-evil-cwd", os.Getpid())
+	if err := os.Symlink(filepath.Join(w.home, ".bashrc"), evil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(evil) })
+	pk(t, w.bin, w.ws, w.env(), "run", "--bind-tmp", "/tmp/claude-*-cwd", "--", "sh", "-c", "echo pwn >| "+evil)
+	if b, _ := os.ReadFile(filepath.Join(w.home, ".bashrc")); string(b) != "# rc" {
+		t.Errorf("a symlink in /tmp was bound through: .bashrc = %q", b)
+	}
+}
