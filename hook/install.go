@@ -34,6 +34,11 @@ type ClaudeInstall struct {
 	// Deny lists the permissions.deny rules to add; nil means
 	// [ClaudeDenyRules] or, for User, [ClaudeUserDenyRules].
 	Deny []string
+	// ShellPrefix, when set, is the value of env.CLAUDE_CODE_SHELL_PREFIX
+	// (see [ClaudeShellPrefix]), through which Claude Code runs every Bash
+	// command, and every hook command, in picket's shell sandbox.
+	// Uninstall removes the variable only while it still holds this value.
+	ShellPrefix string
 }
 
 func (o ClaudeInstall) deny() []string {
@@ -50,6 +55,24 @@ func (o ClaudeInstall) deny() []string {
 // at exe, quoted for the shell Claude Code runs hook commands with.
 func ClaudeHookCommand(exe string) string {
 	return shellQuote(exe) + " hook --agent claude"
+}
+
+// ClaudeShellPrefixEnv is the settings env variable Claude Code wraps
+// every Bash and hook command line with.
+const ClaudeShellPrefixEnv = "CLAUDE_CODE_SHELL_PREFIX"
+
+// ClaudeShellPrefix returns the CLAUDE_CODE_SHELL_PREFIX value that runs
+// command lines through `picket --shell-prefix` for the picket executable at
+// exe (an absolute path, not quoted).
+//
+// Claude Code 2.1.197 cuts the prefix at its last " -": what comes before
+// is shell-quoted as ONE word (the program), the rest is appended as is,
+// then the quoted command line. So "picket shell-prefix" would name a
+// program called "picket shell-prefix", while "picket --shell-prefix" runs
+// picket with the arguments --shell-prefix and the command line, whatever
+// characters exe holds.
+func ClaudeShellPrefix(exe string) string {
+	return exe + " --shell-prefix"
 }
 
 func shellQuote(s string) string {
@@ -202,10 +225,60 @@ func InstallClaude(settings []byte, opts ClaudeInstall) ([]byte, error) {
 	}
 	changed = changed || c
 	root.set("permissions", perms.marshal())
+	if opts.ShellPrefix != "" {
+		c, err := setShellPrefix(&root, opts.ShellPrefix)
+		if err != nil {
+			return nil, err
+		}
+		changed = changed || c
+	}
 	if !changed {
 		return settings, nil
 	}
 	return root.format(), nil
+}
+
+// setShellPrefix sets env.CLAUDE_CODE_SHELL_PREFIX to prefix. A different
+// prefix already there is an error: replacing it would silently drop
+// someone's wrapper, keeping it would leave Bash commands unfenced.
+func setShellPrefix(root *settingsObject, prefix string) (bool, error) {
+	env, err := root.child("env")
+	if err != nil {
+		return false, err
+	}
+	if v, ok := env.vals[ClaudeShellPrefixEnv]; ok {
+		var old string
+		if json.Unmarshal(v, &old) == nil && old == prefix {
+			return false, nil
+		}
+		return false, fmt.Errorf("env.%s is already set to %s; picket runs Bash commands through its own prefix, so remove that one first", ClaudeShellPrefixEnv, v)
+	}
+	env.set(ClaudeShellPrefixEnv, marshalSetting(prefix))
+	root.set("env", env.marshal())
+	return true, nil
+}
+
+// removeShellPrefix removes env.CLAUDE_CODE_SHELL_PREFIX when it is exactly
+// prefix, and env when that leaves it empty.
+func removeShellPrefix(root *settingsObject, prefix string) (bool, error) {
+	if prefix == "" || !root.has("env") {
+		return false, nil
+	}
+	env, err := root.child("env")
+	if err != nil {
+		return false, err
+	}
+	var old string
+	if v, ok := env.vals[ClaudeShellPrefixEnv]; !ok || json.Unmarshal(v, &old) != nil || old != prefix {
+		return false, nil
+	}
+	env.del(ClaudeShellPrefixEnv)
+	if len(env.keys) == 0 {
+		root.del("env")
+	} else {
+		root.set("env", env.marshal())
+	}
+	return true, nil
 }
 
 // installGroup makes picket's group the only one in hooks[event] that runs
@@ -235,8 +308,10 @@ func installGroup(hooks *settingsObject, eg eventGroup, command string) (bool, e
 }
 
 // UninstallClaude returns settings without picket's hooks (any hook whose
-// command is exactly opts.Command) and without picket's deny rules. A hooks
-// list, event or permissions.deny left empty by the removal is removed too.
+// command is exactly opts.Command), without picket's deny rules and without
+// env.CLAUDE_CODE_SHELL_PREFIX when it is exactly opts.ShellPrefix. A hooks
+// list, event, permissions.deny or env left empty by the removal is removed
+// too.
 // When there is nothing to remove it returns settings unchanged.
 //
 // A deny rule that was in the file before install is indistinguishable from
@@ -257,7 +332,11 @@ func UninstallClaude(settings []byte, opts ClaudeInstall) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hooksChanged && !denyChanged {
+	envChanged, err := removeShellPrefix(&root, opts.ShellPrefix)
+	if err != nil {
+		return nil, err
+	}
+	if !hooksChanged && !denyChanged && !envChanged {
 		return settings, nil
 	}
 	return root.format(), nil

@@ -387,3 +387,55 @@ func TestUpdateClaudeSettingsMalformed(t *testing.T) {
 		t.Errorf("a temporary file was left behind")
 	}
 }
+
+func TestInstallClaudeShellPrefix(t *testing.T) {
+	opts := testOpts
+	opts.ShellPrefix = ClaudeShellPrefix("/opt/picket/bin/picket")
+	got, err := InstallClaude([]byte(existingSettings), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct{ Env map[string]string }
+	if err := json.Unmarshal(got, &s); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"B": "1", "A": "2", ClaudeShellPrefixEnv: "/opt/picket/bin/picket --shell-prefix"}
+	if diff := cmp.Diff(want, s.Env); diff != "" {
+		t.Errorf("env after install mismatch (-want +got):\n%s", diff)
+	}
+	if again, err := InstallClaude(got, opts); err != nil || !bytes.Equal(again, got) {
+		t.Errorf("second install: err %v, changed %v", err, !bytes.Equal(again, got))
+	}
+	un, err := UninstallClaude(got, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(existingSettings, string(un)); diff != "" {
+		t.Errorf("uninstall did not restore the settings (-want +got):\n%s", diff)
+	}
+	// env left empty by uninstall goes; a prefix that is not picket's stays.
+	empty, _ := InstallClaude(nil, opts)
+	if un, _ := UninstallClaude(empty, opts); string(un) != "{}\n" {
+		t.Errorf("uninstall left %s, want {}", un)
+	}
+	theirs := `{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/local/bin/log-cmd"}}`
+	if un, _ := UninstallClaude([]byte(theirs), opts); string(un) != theirs {
+		t.Errorf("uninstall touched someone else's prefix: %s", un)
+	}
+	if _, err := InstallClaude([]byte(theirs), opts); err == nil || !strings.Contains(err.Error(), "already set") {
+		t.Errorf("install over someone else's prefix: err = %v, want one saying it is already set", err)
+	}
+}
+
+func TestClaudeShellPrefix(t *testing.T) {
+	// Claude Code quotes what precedes the prefix's last " -" as one word
+	// and appends the rest as is, so that cut must fall right before our
+	// flag, whatever the path holds.
+	for _, exe := range []string{"/usr/local/bin/picket", "/home/a b/picket", "/opt/x -y/picket"} {
+		p := ClaudeShellPrefix(exe)
+		i := strings.LastIndex(p, " -")
+		if p[:i] != exe || p[i+1:] != "--shell-prefix" {
+			t.Errorf("ClaudeShellPrefix(%q) = %q: Claude Code would run %q with %q", exe, p, p[:i], p[i+1:])
+		}
+	}
+}

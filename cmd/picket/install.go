@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/picketdev/picket/hook"
+	"github.com/picketdev/picket/sandbox"
 )
 
 func init() {
@@ -22,9 +23,10 @@ const installUsage = `Usage:
   picket uninstall claude [--project | --user] [--print]
 
 Adds picket's hooks (PreToolUse and PostToolUse on the file tools,
-SessionStart, SessionEnd) and the mandatory write denies (as permissions.deny
-rules) to Claude Code's settings, keeping everything else; uninstall removes
-them again.
+SessionStart, SessionEnd), the mandatory write denies (as permissions.deny
+rules) and env.CLAUDE_CODE_SHELL_PREFIX (every Bash command then runs in
+picket's shell sandbox, see picket run) to Claude Code's settings, keeping
+everything else; uninstall removes them again.
 
   --project  <root>/.claude/settings.json, where root is $CLAUDE_PROJECT_DIR,
              else the git top level of the current directory, else the
@@ -98,12 +100,27 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	case !changed:
 		fmt.Fprintf(c.stderr, "picket: %s: %s already up to date\n", name, path)
 	case name == "install":
-		fmt.Fprintf(c.stderr, "picket: installed picket's hooks and deny rules in %s\n", path)
+		fmt.Fprintf(c.stderr, "picket: installed picket's hooks, deny rules and shell prefix in %s\n", path)
 		c.hintf("restart Claude Code so it reads the new settings")
 	default:
-		fmt.Fprintf(c.stderr, "picket: removed picket's hooks and deny rules from %s\n", path)
+		fmt.Fprintf(c.stderr, "picket: removed picket's hooks, deny rules and shell prefix from %s\n", path)
+	}
+	if name == "install" {
+		c.warnShellSandbox()
 	}
 	return 0
+}
+
+// warnShellSandbox says so when the shell sandbox cannot work here: then
+// every Bash command of Claude Code fails (the prefix never runs one
+// unfenced) until bubblewrap and user namespaces are there.
+func (c *cli) warnShellSandbox() {
+	st := sandbox.Probe(c.getenv("PATH"), c.getenv(probeEnv))
+	if st.Works() {
+		return
+	}
+	c.warnf("%s: Claude Code's Bash commands will fail (exit 126) until it works", st)
+	c.hintf("'picket run -- true' says what is missing and how to fix it")
 }
 
 func (c *cli) printSettings(path string, apply func([]byte) ([]byte, error)) int {
@@ -136,7 +153,7 @@ func (c *cli) claudeInstallOpts(exe string) (hook.ClaudeInstall, error) {
 	if err != nil {
 		return hook.ClaudeInstall{}, err
 	}
-	return hook.ClaudeInstall{Command: hook.ClaudeHookCommand(abs)}, nil
+	return hook.ClaudeInstall{Command: hook.ClaudeHookCommand(abs), ShellPrefix: hook.ClaudeShellPrefix(abs)}, nil
 }
 
 // claudeSettingsPath is ~/.claude/settings.json for the user scope, else the
