@@ -27,7 +27,11 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		}
 	}
 	root := in.Root
-	add(filepath.Join(root, "fence.jsonc"), filepath.Join(root, "fence.json"))
+	// Every policy file name anywhere, not just the project's: discovery
+	// takes the nearest fence.jsonc above the working directory, so an
+	// agent that wrote one in a subdirectory (or in /tmp above a project
+	// there) would choose its own policy.
+	add(filepath.Join(root, "fence.jsonc"), filepath.Join(root, "fence.json"), "**/fence.jsonc", "**/fence.json")
 	if in.ConfigDir != "" {
 		add(in.ConfigDir)
 	}
