@@ -72,10 +72,11 @@ func runServe(c *cli, args []string) int {
 // server is one running sidecar. Handlers run concurrently and share it;
 // its cli is never written after newServer.
 type server struct {
-	c     *cli
-	agent string
-	cache *policyCache
-	modes sessionModes
+	c       *cli
+	agent   string
+	cache   *policyCache
+	modes   sessionModes
+	sandbox sandboxProbe // whether picket run can sandbox commands here
 }
 
 func newServer(c *cli, agent string) *server {

@@ -11,6 +11,7 @@ import (
 	"github.com/picketdev/picket/grants"
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/lint"
+	"github.com/picketdev/picket/sandbox"
 	"github.com/picketdev/picket/tui"
 )
 
@@ -297,12 +298,25 @@ func (s *server) status(r *request) (any, error) {
 		Root    string      `json:"root"`
 		Mode    decide.Mode `json:"mode"`
 		Sandbox bool        `json:"sandbox"`
-	}{loaded.Chain, loaded.Policy.Spec().Root, mode, shellSandboxWorks(loaded)}, nil
+	}{loaded.Chain, loaded.Policy.Spec().Root, mode, s.shellSandboxWorks()}, nil
+}
+
+// sandboxProbe holds one sidecar's answer to whether the sandbox works.
+type sandboxProbe struct {
+	once  sync.Once
+	works bool
 }
 
 // shellSandboxWorks reports whether `picket run` can fence a shell command
-// here. Not yet: the shell sandbox has not landed, so the footer says fs.
-func shellSandboxWorks(*decide.Loaded) bool { return false }
+// here: bubblewrap in the sidecar's PATH, and a user namespace it could
+// create (the probe picket run honours, too). Pi wraps its bash tool only
+// when it does. Probed once per sidecar: it runs bubblewrap.
+func (s *server) shellSandboxWorks() bool {
+	s.sandbox.once.Do(func() {
+		s.sandbox.works = sandbox.Probe(s.c.getenv("PATH"), s.c.getenv(probeEnv)).Works()
+	})
+	return s.sandbox.works
+}
 
 // policy is the cached policy for cwd, reloaded when its files change.
 func (s *server) policy(cwd string) (*decide.Loaded, error) {

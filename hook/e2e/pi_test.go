@@ -416,7 +416,7 @@ func TestPiInteractive(t *testing.T) {
 	w.useModel(t, model)
 
 	tm.start("a", pi)
-	footer := tm.waitScreen("a", "🔒 fenced (fs)", 20*time.Second)
+	footer := tm.waitScreen("a", piFenced(), 20*time.Second)
 	t.Logf("Pi's terminal at start:\n%s", footer)
 
 	// 1. A block pops the prompt; keys in the guard are ignored; Enter denies.
@@ -504,7 +504,7 @@ func TestPiInteractive(t *testing.T) {
 	defer model2.Close()
 	w.useModel(t, model2)
 	tm.start("b", pi)
-	tm.waitScreen("b", "🔒 fenced (fs)", 20*time.Second)
+	tm.waitScreen("b", piFenced(), 20*time.Second)
 	tm.say("b", "fresh")
 	tm.waitTurn("b", model2, 1, false)
 	if got, _ := os.ReadFile(outside); string(got) != "again\n" {
@@ -527,7 +527,7 @@ func TestPiInteractive(t *testing.T) {
 	defer model3.Close()
 	w.useModel(t, model3)
 	tm.start("c", pi, "--session", sessionA[0])
-	tm.waitScreen("c", "🔒 fenced (fs)", 20*time.Second)
+	tm.waitScreen("c", piFenced(), 20*time.Second)
 	tm.say("c", "resumed")
 	tm.waitTurn("c", model3, 8, false)
 	if r := toolResults(t, model3.Requests())[ToolUseID(7)]; r.IsError || !strings.Contains(r.text(), "aws-e2e-") {
@@ -748,7 +748,7 @@ func TestPiFooter(t *testing.T) {
 	writeFile(t, filepath.Join(w.project, "fence.jsonc"), `{"extends": "code", "filesystem": {"allowWrite": ["**"]}}`)
 
 	tm.start("lint", pi)
-	tm.waitScreen("lint", "🔒 fenced (fs)", 20*time.Second)
+	tm.waitScreen("lint", piFenced(), 20*time.Second)
 	s := tm.waitScreen("lint", "[top-globstar]", 5*time.Second)
 	t.Logf("a policy lint warns about, at session start:\n%s", s)
 
@@ -809,7 +809,7 @@ func TestPiBatchPrompt(t *testing.T) {
 	w.useModel(t, &Model{URL: "http://" + ln.Addr().String()})
 
 	tm.start("a", pi)
-	tm.waitScreen("a", "🔒 fenced (fs)", 20*time.Second)
+	tm.waitScreen("a", piFenced(), 20*time.Second)
 	tm.say("a", "batch")
 	for i := 0; i < 2; i++ {
 		tm.waitScreen("a", paths[i], 15*time.Second)

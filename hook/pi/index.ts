@@ -8,16 +8,19 @@
  * "allow" for the exact absolute path Pi's own tool will open (the call's
  * path is rewritten to that path first). A sidecar that dies, hangs or
  * speaks another protocol is restarted once; if it is still down, file tools
- * are blocked. What it does NOT stop: bash (the shell sandbox wires that, see
- * BASH below), other extensions' tools, and Pi's own reads of its config and
- * session files.
+ * are blocked. When the sidecar says the shell sandbox works here, every
+ * bash tool call and every `!cmd` runs under `picket run` (see BASH below),
+ * and the footer says "bash + fs". What it does NOT stop: bash where the
+ * sandbox does not work (the footer then says "fs"), other extensions'
+ * tools, and Pi's own reads of its config and session files.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
-import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { BashSpawnContext, ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { createBashToolDefinition, createLocalBashOperations, getShellConfig } from "@mariozechner/pi-coding-agent";
 
 /** The picket executable, an absolute path written by `picket install pi`. */
 const PICKET = "__PICKET_EXE__";
@@ -60,6 +63,11 @@ function expandPath(p: string): string {
 function resolveToCwd(p: string, cwd: string): string {
 	const e = expandPath(p);
 	return isAbsolute(e) ? e : resolvePath(cwd, e);
+}
+
+/** shellQuote quotes s as one word for a POSIX shell. */
+function shellQuote(s: string): string {
+	return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function exists(p: string): boolean {
@@ -202,6 +210,8 @@ export default function (pi: ExtensionAPI) {
 	let mode = ""; // this session's /fence mode, re-sent to a restarted sidecar
 	let grants: Grant[] = []; // this session's grants, re-sent to a restarted sidecar
 	let prompting: Promise<unknown> = Promise.resolve(); // one prompt at a time
+	let bashFenced = false; // the sidecar said the shell sandbox works: bash runs under picket run
+	let bashRegistered = false;
 
 	const noFence = () => pi.getFlag("no-fence") === true;
 
@@ -254,20 +264,28 @@ export default function (pi: ExtensionAPI) {
 		return sidecar.call(op, fields);
 	}
 
-	function footer(ctx: ExtensionContext, status?: { sandbox?: boolean }): void {
+	function footer(ctx: ExtensionContext): void {
 		if (!ctx.hasUI) return;
-		let text = status?.sandbox ? FOOTER.fenced : FOOTER.fencedFs;
+		let text = bashFenced ? FOOTER.fenced : FOOTER.fencedFs;
 		if (noFence()) text = FOOTER.unfenced;
 		else if (unavailable) text = FOOTER.unavailable;
 		ctx.ui.setStatus(STATUS_KEY, text);
 	}
 
+	/**
+	 * refreshFooter asks the sidecar for its status: whether the shell
+	 * sandbox works decides whether bash is fenced. A status that cannot be
+	 * had leaves that as it was (picket run needs no sidecar).
+	 */
 	async function refreshFooter(ctx: ExtensionContext): Promise<void> {
 		try {
-			footer(ctx, must(await request("status", { cwd })));
+			const status = must(await request("status", { cwd }));
+			bashFenced = status.sandbox === true && !noFence();
+			if (bashFenced) fenceBash();
 		} catch {
-			footer(ctx);
+			// the footer says why when the sidecar is unavailable
 		}
+		footer(ctx);
 	}
 
 	pi.on("session_start", async (_event, ctx) => {
@@ -424,12 +442,54 @@ export default function (pi: ExtensionAPI) {
 	}
 
 	// -----------------------------------------------------------------------
-	// BASH: the shell sandbox (its own issue) replaces Pi's bash tool here
-	// with createBashTool(cwd, { spawnHook }) whose hook runs the command as
-	// `picket run --session <session> -- bash -c <command>`, and makes
-	// `status` report sandbox: true so the footer says "bash + fs". Until
-	// then bash is not fenced and the footer says "fs".
+	// BASH: once the sidecar says the shell sandbox works (status sandbox:
+	// true), Pi's bash tool is replaced by Pi's own, built with a spawnHook
+	// that runs each command as `picket run --cwd <cwd> --session <session>
+	// -- <shell> -c <command>`, and `!cmd` is wrapped the same way. Where
+	// the sandbox does not work, or with --no-fence, bash stays Pi's and
+	// unfenced, and the footer says so. The replacement uses Pi's default
+	// shell: the shellPath and shellCommandPrefix settings do not reach it.
 	// -----------------------------------------------------------------------
+
+	/** sandboxed is the command line that runs command in picket's sandbox. */
+	function sandboxed(command: string, dir: string): string {
+		const args = ["run", "--cwd", dir];
+		if (session) args.push("--session", session);
+		args.push("--", getShellConfig().shell, "-c", command);
+		return `exec ${[PICKET, ...args].map(shellQuote).join(" ")}`;
+	}
+
+	function spawnHook(c: BashSpawnContext): BashSpawnContext {
+		return bashFenced && !noFence() ? { ...c, command: sandboxed(c.command, c.cwd) } : c;
+	}
+
+	/** fenceBash replaces Pi's bash tool, once, with the sandboxed one. */
+	function fenceBash(): void {
+		if (bashRegistered) return;
+		bashRegistered = true;
+		pi.registerTool({
+			...createBashToolDefinition(cwd, { spawnHook }),
+			async execute(id, params, signal, onUpdate, ctx) {
+				return createBashToolDefinition(ctx.cwd, { spawnHook }).execute(id, params, signal, onUpdate, ctx);
+			},
+		});
+	}
+
+	// Pi runs `!cmd` unwrapped when a handler throws: fail closed instead.
+	pi.on("user_bash", () => {
+		if (!bashFenced || noFence()) return;
+		try {
+			const local = createLocalBashOperations();
+			return {
+				operations: {
+					exec: (command: string, dir: string, options: any) => local.exec(sandboxed(command, dir), dir, options),
+				},
+			};
+		} catch (e) {
+			const why = e instanceof Error ? e.message : String(e);
+			return { result: { output: `picket: error: ${why}; the command did not run\n`, exitCode: 126, cancelled: false, truncated: false } };
+		}
+	});
 
 	pi.registerCommand("fence", {
 		description: "picket: show the policy; log [N], reload, init, lint, grants, mode read-only|workspace-write|full",
