@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"syscall"
 )
 
@@ -41,8 +40,8 @@ func Inner(args []string, stderr io.Writer) int {
 		return 126
 	}
 	cmd := args[1:]
-	// Landlock binds the calling thread; the command is forked from it.
-	runtime.LockOSThread()
+	// go-landlock restricts every thread of this process; the command
+	// forked below inherits the domain.
 	if err := restrict(LandlockABI(), write, sockets); err != nil {
 		fmt.Fprintf(stderr, "picket: error: failed to apply Landlock: %v\n", err)
 		return 126

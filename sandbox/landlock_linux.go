@@ -6,115 +6,73 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// The Landlock layer is written on golang.org/x/sys/unix: it restricts
-// only the calling OS thread, which then forks the command, so it needs
-// none of go-landlock's all-threads machinery (libcap's psx).
+// The Landlock layer is built with go-landlock, best effort: it uses the
+// newest ABI the kernel offers and degrades (down to nothing on a kernel
+// without Landlock, which picket show reports) rather than failing.
 
-// Landlock's write rights by the ABI that introduced them. Reads are the
-// mounts' business; Landlock only handles writes and, from ABI 9,
-// connecting to path sockets.
+// The rights the sandbox handles. Reads are the mounts' business; Landlock
+// handles writes, renames across directories (refer), truncation and, from
+// ABI 9, connecting to path sockets.
 const (
-	llWriteV1 = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR |
-		unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_MAKE_CHAR |
-		unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
-		unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK | unix.LANDLOCK_ACCESS_FS_MAKE_SYM
-	llFileRights = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	llWrite = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
+		ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock |
+		ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer |
+		ll.AccessFSTruncate
+	llHandled = llWrite | ll.AccessFSResolveUnix
+	// llFile are the rights that apply to a file rule (the kernel refuses
+	// directory rights on a file).
+	llFile = ll.AccessFSWriteFile | ll.AccessFSTruncate
 )
-
-// handledFS returns the rights the sandbox handles under abi.
-func handledFS(abi int) uint64 {
-	h := uint64(llWriteV1)
-	if abi >= 2 {
-		h |= unix.LANDLOCK_ACCESS_FS_REFER
-	}
-	if abi >= 3 {
-		h |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
-	}
-	if abi >= 9 {
-		h |= unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX
-	}
-	return h
-}
-
-// rulesetAttr is landlock_ruleset_attr up to ABI 6; the kernel accepts
-// it from every ABI, the fields it does not know being zero.
-type rulesetAttr struct {
-	handledFS, handledNet, scoped uint64
-}
 
 // LandlockABI returns the kernel's Landlock ABI version, 0 when Landlock
 // is unavailable.
 func LandlockABI() int {
-	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if errno != 0 {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil {
 		return 0
 	}
-	return int(v)
+	return v
 }
 
-// restrict applies the Landlock layer to the calling thread (best effort:
-// with abi 0 it does nothing): writes only below write, connect(2) to path
-// sockets only there and to sockets (ABI 9), abstract unix sockets and
-// signals only within the sandbox (ABI 6).
+// restrict applies the Landlock layer to the process (every thread; the
+// command inherits it): writes only below write, connect(2) to path
+// sockets only to the listed ones (ABI 9), abstract unix sockets and
+// signals only within the sandbox (ABI 6). With abi 0 it does nothing.
 func restrict(abi int, write, sockets []string) error {
 	if abi < 1 {
 		return nil
 	}
-	handled := handledFS(abi)
-	attr := rulesetAttr{handledFS: handled}
-	if abi >= 6 {
-		attr.scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
+	cfg, err := landlock.NewConfig(landlock.AccessFSSet(llHandled),
+		landlock.ScopedSet(ll.ScopeAbstractUnixSocket|ll.ScopeSignal))
+	if err != nil {
+		return fmt.Errorf("landlock config: %w", err)
 	}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock_create_ruleset: %w", errno)
-	}
-	defer unix.Close(int(fd))
+	var rules []landlock.Rule
 	for _, w := range write {
 		fi, err := os.Stat(w)
 		if err != nil {
 			continue // not in this sandbox: nothing to allow
 		}
-		rights := handled
+		rights := landlock.AccessFSSet(llWrite)
 		if !fi.IsDir() {
-			rights &= llFileRights
+			rights = llFile
 		}
-		if err := addRule(int(fd), w, rights); err != nil {
-			return err
+		rule := landlock.PathAccess(rights, w)
+		if fi.IsDir() {
+			rule = rule.WithRefer()
 		}
+		rules = append(rules, rule)
 	}
-	if abi >= 9 {
-		for _, s := range sockets {
-			if err := addRule(int(fd), filepath.Dir(s), unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX); err != nil && !os.IsNotExist(err) {
-				return err
-			}
-		}
+	for _, s := range sockets {
+		rules = append(rules, landlock.PathAccess(0, filepath.Dir(s)).WithResolveUnix().IgnoreIfMissing())
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", errno)
-	}
-	return nil
-}
-
-func addRule(rulesetFD int, path string, rights uint64) error {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer unix.Close(fd)
-	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(fd)}
-	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD), unix.LANDLOCK_RULE_PATH_BENEATH,
-		uintptr(unsafe.Pointer(&attr)), 0, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_add_rule %s: %w", path, errno)
+	if err := cfg.BestEffort().Restrict(rules...); err != nil {
+		return fmt.Errorf("landlock: %w", err)
 	}
 	return nil
 }
