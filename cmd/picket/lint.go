@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/picketdev/picket/lint"
+	"github.com/picketdev/picket/sandbox"
 )
 
 func init() { commands["lint"] = runLint }
@@ -42,8 +43,35 @@ func runLint(c *cli, args []string) int {
 		}
 		fmt.Fprintln(c.stdout, w)
 	}
+	// What the shell sandbox cannot enforce for this policy: notes, not
+	// warnings (they hold for the file tools), so --strict ignores them.
+	for _, n := range sandbox.FileToolsOnly(loaded) {
+		if *asJSON {
+			b, _ := json.Marshal(struct {
+				Kind string `json:"kind"`
+				sandbox.Note
+			}{"file-tools-only", n})
+			fmt.Fprintf(c.stdout, "%s\n", b)
+			continue
+		}
+		fmt.Fprintln(c.stdout, noteLine(n))
+	}
 	if *strict && len(warnings) > 0 {
 		return 1
 	}
 	return 0
+}
+
+// noteLine is one file-tools-only note: "source: note: field pattern: msg
+// [file-tools-only]".
+func noteLine(n sandbox.Note) string {
+	where := n.Source
+	if where == "" {
+		where = "policy"
+	}
+	what := n.Field
+	if n.Pattern != "" {
+		what += " " + quoteField(n.Pattern)
+	}
+	return fmt.Sprintf("%s: note: %s: %s [file-tools-only]", quoteField(where), what, n.Msg)
 }

@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/sandbox"
 )
 
 func init() { commands["show"] = runShow }
@@ -48,6 +51,10 @@ type showOutput struct {
 	Mandatory []decide.Rule     `json:"mandatory"`
 	AppliesTo map[string]string `json:"appliesTo"`
 	Sources   map[string]string `json:"sources"`
+	Sandbox   sandbox.Status    `json:"sandbox"`
+	// SandboxNotes say how the shell sandbox applies this policy and what
+	// it leaves to the file tools.
+	SandboxNotes []string `json:"sandboxNotes"`
 }
 
 // runShow prints the resolved policy, the chain it came from (root first),
@@ -83,8 +90,12 @@ func showOf(loaded *decide.Loaded) showOutput {
 	return showOutput{
 		Chain: loaded.Chain, Root: spec.Root, Mode: loaded.Policy.Mode(), Policy: loaded.Raw,
 		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec),
+		Sandbox: sandboxStatus(), SandboxNotes: sandbox.ShowLines(loaded, sandboxStatus()),
 	}
 }
+
+// sandboxStatus probes the shell sandbox once per process.
+var sandboxStatus = sync.OnceValue(func() sandbox.Status { return sandbox.Probe(os.Getenv("PATH"), "") })
 
 func fieldSources(spec decide.Spec) map[string]string {
 	src := map[string]string{}
@@ -161,5 +172,8 @@ func printShow(w io.Writer, out showOutput, spec decide.Spec) {
 	for _, k := range other {
 		b, _ := json.Marshal(out.Policy[k])
 		fmt.Fprintf(w, "%s (applies to: %s): %s\n", k, dash(appliesTo[k]), b)
+	}
+	for _, line := range out.SandboxNotes {
+		fmt.Fprintf(w, "%s\n", line)
 	}
 }
