@@ -91,6 +91,7 @@ Usage:
   picket hook [--agent claude] [--headless]
   picket serve
   picket run [--cwd DIR] [--config FILE] [--session ID] [--unsandboxed] -- COMMAND [ARGS...]
+  picket --shell-prefix COMMANDLINE   (Claude Code's CLAUDE_CODE_SHELL_PREFIX)
   picket prompt [--request FILE] [--answer FILE] [--tty PATH]
   picket console [--socket PATH]
   picket grants [--session ID] [--json]
