@@ -56,7 +56,13 @@ func (s *ruleSet) candidates(p string, f func(*pattern) bool) bool {
 		}
 	}
 	if len(s.byName) > 0 || len(s.byExt) > 0 {
-		for _, name := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		for rest := p; rest != ""; {
+			var name string
+			rest = strings.TrimLeft(rest, "/")
+			name, rest, _ = strings.Cut(rest, "/")
+			if name == "" {
+				continue
+			}
 			if each(s.byName[name], f) {
 				return true
 			}
