@@ -41,6 +41,11 @@ func kernelResolve(abs string) (string, bool) {
 		return "", false
 	}
 	defer unix.Close(fd)
+	return fdPath(fd)
+}
+
+// fdPath reads back the absolute name of what an open descriptor refers to.
+func fdPath(fd int) (string, bool) {
 	buf := make([]byte, pathMax)
 	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
 	if err != nil || n <= 0 || n >= len(buf) {
@@ -72,13 +77,8 @@ func kernelResolveNew(abs string) (string, bool) {
 		return "", false
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, pathMax)
-	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
-	if err != nil || n <= 0 || n >= len(buf) {
-		return "", false
-	}
-	r := string(buf[:n])
-	if !strings.HasPrefix(r, "/") || strings.HasSuffix(r, " (deleted)") {
+	r, ok := fdPath(fd)
+	if !ok {
 		return "", false
 	}
 	return join(r, name), true
