@@ -53,8 +53,15 @@ func hasMeta(s string) bool {
 	return false
 }
 
-// anchor splits a pattern as written into a literal absolute base (home or
-// the workspace root, never read as a glob) and the pattern text after it.
+// Anchor splits a pattern as written into a literal absolute base (home or
+// the workspace root, never read as a glob) and the pattern text after it,
+// as the matcher anchors it; the shell sandbox expands patterns with it.
+func Anchor(p, root, home string) (lit, rest string) { return anchor(p, root, home) }
+
+// JoinPattern joins an anchored pattern's literal base and its text.
+func JoinPattern(lit, rest string) string { return joinPat(lit, rest) }
+
+// anchor is [Anchor].
 func anchor(p, root, home string) (lit, rest string) {
 	switch {
 	case p == "~":

@@ -422,33 +422,12 @@ func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses
 	return done
 }
 
-// anchor mirrors decide's anchoring of a pattern as written: a literal
-// absolute base (home or the workspace root) and the pattern text after it.
-func anchor(p, root, home string) (lit, rest string) {
-	switch {
-	case p == "~":
-		return home, ""
-	case strings.HasPrefix(p, "~/"):
-		return home, p[2:]
-	case strings.HasPrefix(p, "/"):
-		return "", p
-	case p == "**" || strings.HasPrefix(p, "**/"):
-		return "", p
-	case p == "." || p == "./":
-		return root, ""
-	}
-	return root, strings.TrimPrefix(p, "./")
-}
-
-func joinPat(lit, rest string) string {
-	switch {
-	case lit == "":
-		return rest
-	case rest == "":
-		return lit
-	}
-	return strings.TrimSuffix(lit, "/") + "/" + strings.TrimPrefix(rest, "/")
-}
+// anchor and joinPat are decide's own, so the sandbox anchors patterns
+// exactly as the matcher does.
+var (
+	anchor  = decide.Anchor
+	joinPat = decide.JoinPattern
+)
 
 // hasMeta is decide's own reading of glob characters.
 func hasMeta(s string) bool { return decide.HasGlob(s) }
