@@ -12,6 +12,7 @@ import (
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/grants"
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/lint"
 )
@@ -95,6 +96,10 @@ func (c *cli) claudeEvent(in []byte) []byte {
 	case hook.EventPostToolUse:
 		c.claudePostToolUse(ev)
 	case hook.EventSessionStart:
+		// Session grant files outlive crashed sessions: drop week-old ones.
+		if err := c.grantStore().Prune(grants.DefaultMaxAge); err != nil {
+			c.warnf("pruning old session grants: %v", err)
+		}
 		loaded, err := c.eventPolicy(ev)
 		if err != nil {
 			return hook.ClaudeSystemMessage("picket: error: the fence policy is broken; every file tool call will be denied until it is fixed:\n" + err.Error())

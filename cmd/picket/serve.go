@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/picketdev/picket/grants"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,9 @@ func runServe(c *cli, args []string) int {
 		return 2
 	}
 	s := newServer(c, *agent)
+	if err := c.grantStore().Prune(grants.DefaultMaxAge); err != nil {
+		c.warnf("pruning old session grants: %v", err)
+	}
 	if err := s.serve(c.stdin, c.stdout); err != nil {
 		c.errorf("serve: %v", err)
 		return 1
