@@ -58,7 +58,7 @@ func TestConsoleSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.waitScreen("Allow read of this path?")
-	time.Sleep(700 * time.Millisecond)
+	p.waitScreen("Enter/Esc deny") // armed: the 500 ms guard is over
 	p.key("a")
 	done := make(chan error, 1)
 	go func() { done <- hook.Wait() }()

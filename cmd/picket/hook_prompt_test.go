@@ -46,7 +46,7 @@ func TestHookPromptTmux(t *testing.T) {
 	if s := h.client(); !strings.Contains(s, secret) {
 		t.Fatalf("the prompt does not show the resolved path %s:\n%s", secret, s)
 	}
-	time.Sleep(700 * time.Millisecond)
+	h.waitClient("Enter/Esc deny") // armed: the 500 ms guard is over
 	h.typeKey("s")
 	if out := h.result(); out != "" {
 		t.Fatalf("granted call answered %q, want no output", out)
@@ -66,7 +66,7 @@ func TestHookPromptTmux(t *testing.T) {
 	// 3. Another session: asked again; Enter (after the guard) denies.
 	h.call("sess-B", "turn-1")
 	h.waitClient("Allow read of this path?")
-	time.Sleep(700 * time.Millisecond)
+	h.waitClient("Enter/Esc deny")
 	h.typeKey("Enter")
 	out := h.result()
 	if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "picket: blocked Read") {
@@ -78,10 +78,10 @@ func TestHookPromptTmux(t *testing.T) {
 	// comments kept; a fresh session D then passes without a prompt.
 	h.call("sess-C", "turn-1")
 	h.waitClient("Allow read of this path?")
-	time.Sleep(700 * time.Millisecond)
+	h.waitClient("Enter/Esc deny")
 	h.typeKey("p")
 	h.waitClient("[y/N]")
-	time.Sleep(700 * time.Millisecond)
+	h.waitClient("any other key denies") // the confirm's own guard is over
 	h.typeKey("y")
 	if out := h.result(); out != "" {
 		t.Fatalf("persisted call answered %q, want no output", out)
