@@ -148,6 +148,7 @@ func TestPromptTmux(t *testing.T) {
 			t.Errorf("freshly drawn prompt shows no (wait…) marker; screen:\n%s", s)
 		}
 		time.Sleep(600 * time.Millisecond)
+		p.waitArmed()
 		p.key("a")
 		p.wantAnswer(tui.AnswerOnce)
 	})
@@ -155,9 +156,11 @@ func TestPromptTmux(t *testing.T) {
 		t.Parallel()
 		p := startPrompt(t, bin, promptRequest(t.TempDir()))
 		time.Sleep(600 * time.Millisecond)
+		p.waitArmed()
 		p.key("p")
 		p.waitScreen("[y/N]")
 		time.Sleep(600 * time.Millisecond)
+		p.waitArmed()
 		p.key("Enter")
 		p.wantAnswer(tui.AnswerDeny)
 	})
@@ -167,6 +170,7 @@ func TestPromptTmux(t *testing.T) {
 		r.PersistCreates, r.PersistExtends = true, "code"
 		p := startPrompt(t, bin, r)
 		time.Sleep(600 * time.Millisecond)
+		p.waitArmed()
 		p.key("p")
 		s := p.waitScreen("[y/N]")
 		t.Logf("the persist confirm:\n%s", s)
@@ -174,6 +178,7 @@ func TestPromptTmux(t *testing.T) {
 			t.Errorf("confirm does not say the file will be created; screen:\n%s", s)
 		}
 		time.Sleep(600 * time.Millisecond)
+		p.waitArmed()
 		p.key("y")
 		p.wantAnswer(tui.AnswerPersist)
 	})
@@ -196,6 +201,7 @@ func TestPromptTmux(t *testing.T) {
 			t.Errorf("the rest of the prompt is gone; screen:\n%s", s)
 		}
 		time.Sleep(600 * time.Millisecond)
+		p.waitArmed()
 		p.key("d")
 		p.wantAnswer(tui.AnswerDeny)
 	})
@@ -223,6 +229,7 @@ func TestPromptTmux(t *testing.T) {
 			t.Errorf("path on screen = %q, want %q", path, r.Resolved)
 		}
 		time.Sleep(600 * time.Millisecond)
+		p.waitArmed()
 		p.key("s")
 		p.wantAnswer(tui.AnswerSession)
 	})
@@ -320,6 +327,19 @@ func (p *tmuxPrompt) waitScreen(want string) string {
 	}
 	p.t.Fatalf("screen never showed %q; last screen:\n%s", want, s)
 	return ""
+}
+
+// waitArmed waits until the prompt's guard is over (the footer no longer
+// says "(wait…)"), so a key typed next counts even on a starved machine.
+func (p *tmuxPrompt) waitArmed() {
+	p.t.Helper()
+	var s string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if s = p.screen(); s != "" && !strings.Contains(s, "(wait") {
+			return
+		}
+	}
+	p.t.Fatalf("the prompt never armed; screen:\n%s", s)
 }
 
 func (p *tmuxPrompt) wantAnswer(want tui.Answer) {
