@@ -230,7 +230,7 @@ func (s *server) show(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := showOf(loaded)
+	out := showOf(loaded, s.sandboxStatus())
 	if m := s.c.sessionMode(r.Session); m != "" {
 		out.Mode = m
 	}
@@ -303,19 +303,20 @@ func (s *server) status(r *request) (any, error) {
 
 // sandboxProbe holds one sidecar's answer to whether the sandbox works.
 type sandboxProbe struct {
-	once  sync.Once
-	works bool
+	once   sync.Once
+	status sandbox.Status
 }
 
 // shellSandboxWorks reports whether `picket run` can fence a shell command
 // here: bubblewrap in the sidecar's PATH, and a user namespace it could
 // create (the probe picket run honours, too). Pi wraps its bash tool only
 // when it does. Probed once per sidecar: it runs bubblewrap.
-func (s *server) shellSandboxWorks() bool {
-	s.sandbox.once.Do(func() {
-		s.sandbox.works = sandbox.Probe(s.c.getenv("PATH"), s.c.getenv(probeEnv)).Works()
-	})
-	return s.sandbox.works
+func (s *server) shellSandboxWorks() bool { return s.sandboxStatus().Works() }
+
+// sandboxStatus is the sidecar's one probe of the shell sandbox.
+func (s *server) sandboxStatus() sandbox.Status {
+	s.sandbox.once.Do(func() { s.sandbox.status = s.c.sandboxStatus() })
+	return s.sandbox.status
 }
 
 // policy is the cached policy for cwd, reloaded when its files change.

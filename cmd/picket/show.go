@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/sandbox"
@@ -73,7 +71,7 @@ func runShow(c *cli, args []string) int {
 		c.errorf("%v", err)
 		return 2
 	}
-	out := showOf(loaded)
+	out := showOf(loaded, c.sandboxStatus())
 	if *asJSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.stdout, "%s\n", b)
@@ -85,17 +83,20 @@ func runShow(c *cli, args []string) int {
 
 // showOf is what `picket show --json` prints and `picket serve`'s show
 // operation answers.
-func showOf(loaded *decide.Loaded) showOutput {
+func showOf(loaded *decide.Loaded, st sandbox.Status) showOutput {
 	spec := loaded.Policy.Spec()
 	return showOutput{
 		Chain: loaded.Chain, Root: spec.Root, Mode: loaded.Policy.Mode(), Policy: loaded.Raw,
 		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec),
-		Sandbox: sandboxStatus(), SandboxNotes: sandbox.ShowLines(loaded, sandboxStatus()),
+		Sandbox: st, SandboxNotes: sandbox.ShowLines(loaded, st),
 	}
 }
 
-// sandboxStatus probes the shell sandbox once per process.
-var sandboxStatus = sync.OnceValue(func() sandbox.Status { return sandbox.Probe(os.Getenv("PATH"), "") })
+// sandboxStatus probes the shell sandbox as picket run would: bubblewrap
+// in this PATH, and the user-namespace probe (or its override).
+func (c *cli) sandboxStatus() sandbox.Status {
+	return sandbox.Probe(c.getenv("PATH"), c.getenv(probeEnv))
+}
 
 func fieldSources(spec decide.Spec) map[string]string {
 	src := map[string]string{}
