@@ -24,6 +24,9 @@ type TurnState struct {
 	DenyAll bool
 	// Paths are the distinct denied paths this turn, oldest first.
 	Paths []string
+	// AllowedOnce is true when the person's "allow all once" in this turn
+	// covered this path: it passes this time (and is used up).
+	AllowedOnce bool
 }
 
 // NoteDenial records that path was denied in turn of session and returns the
@@ -34,6 +37,11 @@ func (s Store) NoteDenial(session, turnID, access, path string, batchAfter int) 
 	var ts TurnState
 	err := s.update(session, func(st *state) error {
 		st.enterTurn(turnID)
+		if i := slices.Index(st.Turn.AllowOnce, path); i >= 0 {
+			st.Turn.AllowOnce = slices.Delete(st.Turn.AllowOnce, i, i+1)
+			ts.AllowedOnce = true
+			return nil
+		}
 		if !slices.Contains(st.Turn.Denied, path) {
 			st.Turn.Denied = append(st.Turn.Denied, path)
 		}
@@ -53,6 +61,30 @@ func (s Store) SetDenyAll(session, turnID string) error {
 	return s.update(session, func(st *state) error {
 		st.enterTurn(turnID)
 		st.Turn.DenyAll = true
+		return nil
+	})
+}
+
+// Turn returns the turn's state without noting anything; another turn id
+// than the recorded one reads as an empty turn.
+func (s Store) Turn(session, turnID string) (TurnState, error) {
+	st, err := s.load(session)
+	if err != nil || st.Turn.ID != turnID {
+		return TurnState{}, err
+	}
+	return TurnState{Count: len(st.Turn.Denied), DenyAll: st.Turn.DenyAll, Paths: slices.Clone(st.Turn.Denied)}, nil
+}
+
+// SetAllowAllOnce records the person's "allow all once" for the batch of
+// paths they were shown: each passes once more in this turn.
+func (s Store) SetAllowAllOnce(session, turnID string, paths []string) error {
+	return s.update(session, func(st *state) error {
+		st.enterTurn(turnID)
+		for _, p := range paths {
+			if !slices.Contains(st.Turn.AllowOnce, p) {
+				st.Turn.AllowOnce = append(st.Turn.AllowOnce, p)
+			}
+		}
 		return nil
 	})
 }

@@ -58,6 +58,9 @@ type turn struct {
 	ID      string   `json:"id"`
 	Denied  []string `json:"denied,omitempty"`
 	DenyAll bool     `json:"denyAll,omitempty"`
+	// AllowOnce are the paths a batch's "allow all once" let through: each
+	// passes once more in this turn, then is asked about again.
+	AllowOnce []string `json:"allowOnce,omitempty"`
 }
 
 type answer struct {

@@ -81,6 +81,9 @@ func (c *cli) promptable(loaded *decide.Loaded, call grantCall, d decide.Decisio
 		c.warnf("grant state: %v", err)
 		return turn, grantOutcome{decision: "block"}, false
 	}
+	if turn.AllowedOnce {
+		return turn, grantOutcome{allow: true, decision: "grant-once", prompted: true}, false
+	}
 	if turn.DenyAll {
 		return turn, grantOutcome{decision: "block", note: "the person chose to deny all further requests this turn"}, false
 	}
@@ -150,7 +153,17 @@ func (c *cli) userConfigExists(loaded *decide.Loaded) bool {
 func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision, ans tui.Answer, turn grants.TurnState) grantOutcome {
 	store := c.grantStore()
 	switch ans {
-	case tui.AnswerOnce, tui.AnswerAllowAllOnce:
+	case tui.AnswerAllowAllOnce:
+		// This call passes now; the other paths the batch listed pass once
+		// more if the agent retries them in this turn.
+		if len(turn.Paths) == 0 { // picket serve's grant op: read the turn back
+			turn, _ = store.Turn(call.session, call.turn)
+		}
+		if err := store.SetAllowAllOnce(call.session, call.turn, otherPaths(turn.Paths, d.Resolved)); err != nil {
+			c.warnf("grant state: %v", err)
+		}
+		return grantOutcome{allow: true, decision: "grant-once", prompted: true}
+	case tui.AnswerOnce:
 		return grantOutcome{allow: true, decision: "grant-once", prompted: true}
 	case tui.AnswerSession:
 		if err := store.Add(call.session, grants.Grant{Access: string(d.Access), Path: d.Resolved, At: time.Now()}); err != nil {
@@ -218,4 +231,15 @@ func cmpOr(v, def int) int {
 func grantEntry(e audit.Entry, o grantOutcome) audit.Entry {
 	e.Decision, e.Prompted = o.decision, o.prompted
 	return e
+}
+
+// otherPaths is paths without p.
+func otherPaths(paths []string, p string) []string {
+	var out []string
+	for _, x := range paths {
+		if x != p {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -89,6 +89,10 @@ func (s *server) decide(r *request) (any, error) {
 	turn, final, ok := c.promptable(loaded, gc, v.d)
 	if !ok {
 		c.audit(loaded, grantEntry(v.entry, final))
+		if final.allow { // the person's "allow all once" covered this path
+			res.Allow = true
+			return res, nil
+		}
 		d := v.d
 		if final.note != "" {
 			d.Reason = joinReason(d.Reason, final.note)

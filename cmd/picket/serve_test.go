@@ -353,6 +353,36 @@ func TestServeBatchAndDenyAll(t *testing.T) {
 	}
 }
 
+// TestServeAllowAllOnce: answering a batch with "allow all once" lets the
+// asked path through, and each other path of the batch once more in that
+// turn, audited as grant-once; a third try is asked about again.
+func TestServeAllowAllOnce(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	sc := startServe(t, h.interactive())
+	s := h.session
+	for _, name := range []string{"a", "b", "c"} {
+		sc.ok("decide", h.decideParams(s, "write", map[string]any{"path": "/etc/picket-once-" + name, "content": "y"}, true))
+	}
+	c := "/etc/picket-once-c"
+	res := sc.ok("grant", map[string]any{"session": s, "turn": "t1", "cwd": h.dir, "tool": "write", "access": "write", "path": c, "resolved": c, "answer": "allow-all-once"})
+	if res["allow"] != true || res["decision"] != "grant-once" {
+		t.Fatalf("grant allow-all-once = %v, want an allowed grant-once", res)
+	}
+	a := "/etc/picket-once-a"
+	res = sc.ok("decide", h.decideParams(s, "write", map[string]any{"path": a, "content": "y"}, true))
+	if res["allow"] != true {
+		t.Fatalf("retry of a batched path after allow-all-once = %v, want allowed", res)
+	}
+	res = sc.ok("decide", h.decideParams(s, "write", map[string]any{"path": a, "content": "y"}, true))
+	if res["allow"] != false || res["promptable"] != true {
+		t.Fatalf("second retry = %v, want asked again", res)
+	}
+	log, _ := os.ReadFile(filepath.Join(h.state, "picket", "audit.log"))
+	if n := strings.Count(string(log), `"decision":"grant-once"`); n != 2 {
+		t.Errorf("audit has %d grant-once lines, want 2 (the answer and the retry):\n%s", n, log)
+	}
+}
+
 func TestServeModes(t *testing.T) {
 	h := newHookProject(t, hookFence)
 	sc := startServe(t, h.env)
