@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -40,10 +39,4 @@ func piTargets(c Call) ([]Target, error) {
 		t[i].Path = strings.TrimPrefix(t[i].Path, "@")
 	}
 	return t, err
-}
-
-// PiTool reports whether Pi's tool name is one picket judges.
-func PiTool(name string) bool {
-	_, err := piTargets(Call{Tool: name, Input: map[string]json.RawMessage{}})
-	return err != ErrNotJudged
 }

@@ -29,16 +29,11 @@ type Hidden struct {
 // first entry the tool could reach that the policy denies for access: a
 // denied directory is not entered. An entry that is a symlink is judged by
 // its target, and a link to a directory is walked at its target (once, so
-// loops end), as a tool that follows links would read them. filter, when set, limits what the tool reaches: one glob
-// over the relative path, or with grep a ripgrep --glob list (see
-// [Target.FilterBase]).
-func FindDenied(p decide.Policy, access decide.Access, root, filter string, grep bool) (*Hidden, error) {
-	return findDenied(p, access, root, filter, grep, nil)
-}
-
-// findDenied is FindDenied where entries the person granted for the
-// session count as allowed.
-func findDenied(p decide.Policy, access decide.Access, root, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
+// loops end), as a tool that follows links would read them. filter, when
+// set, limits what the tool reaches: one glob over the relative path, or
+// with grep a ripgrep --glob list (see [Target.FilterBase]). Entries the
+// person granted for the session (granted, when not nil) count as allowed.
+func FindDenied(p decide.Policy, access decide.Access, root, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
 	fi, err := os.Stat(root)
 	if err != nil || !fi.IsDir() {
 		return nil, nil

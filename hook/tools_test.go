@@ -123,14 +123,18 @@ func TestPiTargets(t *testing.T) {
 		got, err := Targets(Call{Agent: "pi", Tool: tt.tool, Input: input(t, tt.in)})
 		checkMapping(t, "Targets(pi)", tt, got, err)
 	}
+	judged := func(name string) bool {
+		_, err := Targets(Call{Agent: "pi", Tool: name, Input: map[string]json.RawMessage{}})
+		return !errors.Is(err, ErrNotJudged)
+	}
 	for _, name := range []string{"read", "write", "edit", "ls", "grep", "find"} {
-		if !PiTool(name) {
-			t.Errorf("PiTool(%q) = false, want true", name)
+		if !judged(name) {
+			t.Errorf("Pi tool %q is not judged, want judged", name)
 		}
 	}
 	for _, name := range []string{"bash", "Read", ""} {
-		if PiTool(name) {
-			t.Errorf("PiTool(%q) = true, want false", name)
+		if judged(name) {
+			t.Errorf("Pi tool %q is judged, want passed through", name)
 		}
 	}
 }

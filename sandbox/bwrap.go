@@ -36,13 +36,9 @@ const (
 	rankExe
 )
 
-// Args returns the bubblewrap arguments that run cmd under p. It is pure:
-// the same plan and command always give the same arguments, and nothing is
-// read or written.
-func (p Plan) Args(cmd []string) []string {
-	return bwrapArgs(p, cmd)
-}
-
+// bwrapArgs returns the bubblewrap arguments that run cmd under p. It is
+// pure: the same plan and command always give the same arguments, and
+// nothing is read or written.
 func bwrapArgs(p Plan, cmd []string) []string {
 	args := []string{
 		"--die-with-parent", "--new-session",
