@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -135,27 +134,9 @@ func TestLogColor(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that Follow's goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestLogFollow(t *testing.T) {
 	env, path := logEnv(t, audit.Entry{Decision: "block", Path: "/old"})
-	var out, errb syncBuffer
+	var out, errb lockedBuffer
 	c := &cli{env: env, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)

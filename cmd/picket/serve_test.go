@@ -24,6 +24,8 @@ type serveClient struct {
 	next   int
 }
 
+// lockedBuffer is a bytes.Buffer that a goroutine of the command under test
+// and the test itself share.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
