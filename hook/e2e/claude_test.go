@@ -50,7 +50,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -424,30 +423,11 @@ func checkAudit(t *testing.T, path, project, outside, secret string) {
 }
 
 // runClaude runs claude -p in dir against model, the way every e2e test
-// runs it, and returns its stdout (the result JSON).
+// runs it, with the file tools allowed, and returns its stdout (the result
+// JSON).
 func runClaude(t *testing.T, claude, dir string, env []string, model *Model) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "Do the scripted steps.",
-		"--output-format", "json",
-		"--permission-mode", "acceptEdits",
-		"--allowedTools", "Read,Write,Edit,NotebookEdit,Grep,Glob")
-	cmd.Dir = dir
-	cmd.Env = append(env,
-		"ANTHROPIC_BASE_URL="+model.URL,
-		"ANTHROPIC_API_KEY=test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-	)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("claude -p: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.Bytes(), stderr.Bytes())
-	}
-	return stdout.Bytes()
+	return runClaudeWith(t, claude, dir, env, model, "Read,Write,Edit,NotebookEdit,Grep,Glob")
 }
 
 // TestClaudeCodeDenyRules proves that the permissions.deny rules install

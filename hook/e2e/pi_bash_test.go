@@ -73,33 +73,7 @@ func TestPiBashHeadless(t *testing.T) {
 
 	reqs := model.Requests()
 	results := toolResults(t, reqs)
-	result := func(k int, what string) toolResult {
-		t.Helper()
-		r, ok := results[ToolUseID(k)]
-		if !ok {
-			t.Errorf("%s: the model never received a tool_result", what)
-		}
-		t.Logf("%s: is_error %v, %q", what, r.IsError, r.text())
-		return r
-	}
-	if r := result(0, "cat ~/.ssh/id_rsa"); !r.IsError || strings.Contains(r.text(), key) {
-		t.Errorf("cat ~/.ssh/id_rsa: tool_result = %q (is_error %v), want a failure without the key", r.text(), r.IsError)
-	}
-	if r := result(1, "touch ../outside"); !r.IsError {
-		t.Errorf("touch ../outside: tool_result = %q, want a failure", r.text())
-	}
-	if _, err := os.Stat(outside); err == nil {
-		t.Errorf("touch ../outside created %s", outside)
-	}
-	if r := result(2, "ls"); r.IsError || !strings.Contains(r.text(), "README.md") {
-		t.Errorf("ls: tool_result = %q (is_error %v), want the listing", r.text(), r.IsError)
-	}
-	if r := result(3, "echo hi > inside.txt"); r.IsError {
-		t.Errorf("echo hi > inside.txt: tool_result = %q, want success", r.text())
-	}
-	if got, _ := os.ReadFile(filepath.Join(w.project, "inside.txt")); string(got) != "hi\n" {
-		t.Errorf("inside.txt holds %q, want the bash write", got)
-	}
+	checkBashFence(t, results, w.project, outside, key)
 	for i, r := range reqs {
 		if strings.Contains(string(r.Body), key) {
 			t.Errorf("request %d (%s %s) carries the ssh key to the model", i, r.Method, r.Path)
