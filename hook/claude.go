@@ -93,7 +93,30 @@ func decodeString(raw json.RawMessage, dst *string) error {
 	if len(raw) == 0 || raw[0] != '"' {
 		return errors.New("not a string")
 	}
+	if v, ok := plainString(raw); ok {
+		*dst = v
+		return nil
+	}
 	return json.Unmarshal(raw, dst)
+}
+
+// plainString returns the value of a JSON string that needs no unescaping
+// (valid UTF-8, no backslash, no control character), which json.Unmarshal
+// would return too; anything else is left to json.Unmarshal.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	v := raw[1 : len(raw)-1]
+	for _, c := range v {
+		if c == '"' || c == '\\' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(v) {
+		return "", false
+	}
+	return string(v), true
 }
 
 func decodeObject(raw json.RawMessage, dst *map[string]json.RawMessage) error {

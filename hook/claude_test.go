@@ -164,3 +164,20 @@ func TestClaudeDeny(t *testing.T) {
 		t.Errorf("ClaudeDeny mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzPlainString holds decodeString's fast path to json.Unmarshal.
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{`"a"`, `""`, `"ü"`, `"a\"b"`, `"\u0041"`, "\"\xff\"", "\"a\tb\"", `"a"b"`, `"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, ok := plainString(json.RawMessage(raw))
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil || v != want {
+			t.Fatalf("plainString(%q) = %q; json.Unmarshal = %q, %v", raw, v, want, err)
+		}
+	})
+}

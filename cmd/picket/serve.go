@@ -250,7 +250,11 @@ func (s *server) answer(line []byte) (out []byte) {
 			out = errorLine(req.ID, fmt.Sprintf("internal error: %v", r))
 		}
 	}()
-	err := json.Unmarshal(line, &req)
+	var err error
+	if !decodeRequest(line, &req) {
+		req = request{}
+		err = json.Unmarshal(line, &req)
+	}
 	if !validID(req.ID) {
 		req.ID = nil
 	}
@@ -290,6 +294,16 @@ func validID(id json.RawMessage) bool {
 
 // okLine is {"id":…,"ok":true,…result's fields}.
 func okLine(id json.RawMessage, result any) []byte {
+	if r, ok := result.(decideResult); ok {
+		if out, ok := appendDecide(make([]byte, 0, 512), id, r); ok {
+			return out
+		}
+	}
+	return marshalOK(id, result)
+}
+
+// marshalOK is okLine through encoding/json, for any result.
+func marshalOK(id json.RawMessage, result any) []byte {
 	b, err := json.Marshal(result)
 	if err != nil {
 		return errorLine(id, fmt.Sprintf("internal error: %v", err))
