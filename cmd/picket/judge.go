@@ -29,9 +29,9 @@ func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call) ve
 		return verdict{err: fmt.Errorf("policy: %w", loadErr), entry: entry}
 	}
 	if call.Session != "" && call.Granted == nil {
-		store := c.grantStore()
+		// Only a grantable block looks the grant up.
 		call.Granted = func(a decide.Access, resolved string) bool {
-			ok, err := store.Has(call.Session, string(a), resolved)
+			ok, err := c.grantStore().Has(call.Session, string(a), resolved)
 			return err == nil && ok
 		}
 	}
@@ -42,7 +42,10 @@ func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call) ve
 	// The ledger is under the state dir of the env the policy was loaded
 	// with (c.ledger() would build that env again, executable lookup
 	// included, on every call).
-	ledger := hook.Ledger{Dir: filepath.Join(loaded.Env.StateDir(), "ledger")}
+	var ledger hook.Ledger
+	if policy.Spec().WriteGuards.ReadBeforeEdit {
+		ledger.Dir = filepath.Join(loaded.Env.StateDir(), "ledger")
+	}
 	d, _, err := hook.Judge(policy, call, ledger)
 	if err != nil {
 		entry.Decision, entry.Reason = "error", err.Error()
