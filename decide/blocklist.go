@@ -48,7 +48,13 @@ func (s *nameSet) match(p string) (Rule, bool) {
 	if len(s.exact)+len(s.ext)+len(s.globs) == 0 {
 		return Rule{}, false
 	}
-	for _, name := range strings.Split(p, "/") {
+	for rest := p; rest != ""; {
+		name := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			name, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		if name == "" {
 			continue
 		}
