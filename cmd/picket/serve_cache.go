@@ -188,7 +188,7 @@ func (pc *policyCache) stampAll(paths []string) *snapshot {
 
 // fresh reports whether every file the snapshot depends on is as it was.
 func (sn *snapshot) fresh() bool {
-	if sn == nil || sn.racy || sn.w.poll() != sn.gen {
+	if sn == nil || sn.racy || sn.w.current() != sn.gen {
 		return false
 	}
 	for _, s := range sn.stamps {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"io"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -15,12 +17,15 @@ import (
 // non-blocking read, where stat-checking every place would be a dozen
 // syscalls per request.
 type watcher struct {
-	fd   int
-	mu   sync.Mutex
-	gen  uint64
-	dirs map[string]*watchedDir
-	byWD map[int32]*watchedDir
-	buf  []byte
+	fd  int
+	mu  sync.Mutex
+	gen atomic.Uint64
+	// afterReads: the serve loop polls after every read of its input
+	// (see [watcher.afterRead]), so a lookup needs no syscall of its own.
+	afterReads atomic.Bool
+	dirs       map[string]*watchedDir
+	byWD       map[int32]*watchedDir
+	buf        []byte
 }
 
 // watchedDir is one inotify watch: changes to names in it matter.
@@ -95,10 +100,43 @@ func (w *watcher) poll() uint64 {
 	for {
 		n, err := unix.Read(w.fd, w.buf)
 		if err != nil || n <= 0 {
-			return w.gen
+			return w.gen.Load()
 		}
 		w.events(w.buf[:n])
 	}
+}
+
+// current is the generation as of now, for a lookup. Once the serve loop
+// polls after each read of its input, the generation polled then is
+// current for every request that read brought: those requests were sent
+// after any change their sender made, so the change was queued before
+// the read returned, and the poll after it drained it.
+func (w *watcher) current() uint64 {
+	if w != nil && w.afterReads.Load() {
+		return w.gen.Load()
+	}
+	return w.poll()
+}
+
+// afterRead wraps the serve loop's input so that each read is followed by
+// a poll, and lookups stop polling on their own.
+func (w *watcher) afterRead(r io.Reader) io.Reader {
+	if w == nil {
+		return r
+	}
+	w.afterReads.Store(true)
+	return pollingReader{r, w}
+}
+
+type pollingReader struct {
+	r io.Reader
+	w *watcher
+}
+
+func (p pollingReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.w.poll()
+	return n, err
 }
 
 func (w *watcher) events(b []byte) {
@@ -110,13 +148,13 @@ func (w *watcher) events(b []byte) {
 		d := w.byWD[ev.Wd]
 		switch {
 		case ev.Mask&unix.IN_Q_OVERFLOW != 0:
-			w.gen++
+			w.gen.Add(1)
 		case d == nil:
 		case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
-			w.gen++
+			w.gen.Add(1)
 			w.forget(d)
 		case name == "" || d.names[name]:
-			w.gen++
+			w.gen.Add(1)
 		}
 	}
 }

@@ -2,6 +2,8 @@
 
 package main
 
+import "io"
+
 // watcher is inotify's, on Linux only; elsewhere the policy cache stats
 // every file on every lookup.
 type watcher struct{}
@@ -11,3 +13,7 @@ func newWatcher() *watcher { return nil }
 func (w *watcher) watch(string) bool { return false }
 
 func (w *watcher) poll() uint64 { return 0 }
+
+func (w *watcher) current() uint64 { return 0 }
+
+func (w *watcher) afterRead(r io.Reader) io.Reader { return r }
