@@ -77,6 +77,7 @@ func runServe(c *cli, args []string) int {
 // its cli is never written after newServer.
 type server struct {
 	c       *cli
+	noAsk   *cli // c with noPrompt: for decides whose caller shows no prompt
 	agent   string
 	cache   *policyCache
 	modes   sessionModes
@@ -88,6 +89,9 @@ func newServer(c *cli, agent string) *server {
 	cc := *c
 	cc.modes = s.modes.get
 	s.c = &cc
+	noAsk := cc
+	noAsk.noPrompt = true
+	s.noAsk = &noAsk
 	s.cache = newPolicyCache(s.c)
 	return s
 }
@@ -97,7 +101,7 @@ func newServer(c *cli, agent string) *server {
 // grow a fresh stack for every decision.
 func (s *server) serve(in io.Reader, out io.Writer) error {
 	w := &lineWriter{w: bufio.NewWriterSize(out, 64<<10)}
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := bufio.NewReaderSize(s.cache.w.afterRead(in), 64<<10)
 	lines := make(chan []byte)
 	var wg sync.WaitGroup
 	for range maxInFlight {
@@ -111,6 +115,9 @@ func (s *server) serve(in io.Reader, out io.Writer) error {
 	}
 	var err error
 	for err == nil {
+		if r.Buffered() == 0 {
+			w.flush() // about to wait for input: nothing may stay behind
+		}
 		var line []byte
 		var tooLong bool
 		line, tooLong, err = readLine(r, maxLine)
@@ -118,10 +125,11 @@ func (s *server) serve(in io.Reader, out io.Writer) error {
 		case tooLong:
 			w.send(errorLine(nil, fmt.Sprintf("request line longer than %d bytes", maxLine)))
 		case len(bytes.TrimSpace(line)) == 0:
-		case r.Buffered() == 0 && quickOp(line):
-			// Nothing else is waiting: answering here saves the handoff to
-			// a worker, which is most of a lone request's round trip.
-			w.send(s.answer(line))
+		case quickOp(line):
+			// Answering here saves the handoff to a worker, which is most
+			// of a lone request's round trip and of a burst's cost. The
+			// answer leaves at once unless more requests are already read.
+			w.write(s.answer(line), r.Buffered() == 0)
 		default:
 			lines <- line
 		}
@@ -186,12 +194,16 @@ type lineWriter struct {
 	w       *bufio.Writer
 }
 
-func (lw *lineWriter) send(line []byte) {
+func (lw *lineWriter) send(line []byte) { lw.write(line, true) }
+
+// write writes line and, if flush, flushes unless another response is
+// waiting for the lock (that one will).
+func (lw *lineWriter) write(line []byte, flush bool) {
 	lw.waiting.Add(1)
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	lw.w.Write(line) // a write error is the reader gone: keep draining
-	if lw.waiting.Add(-1) == 0 {
+	if lw.waiting.Add(-1) == 0 && flush {
 		lw.w.Flush()
 	}
 }
@@ -294,7 +306,10 @@ func validID(id json.RawMessage) bool {
 
 // okLine is {"id":…,"ok":true,…result's fields}.
 func okLine(id json.RawMessage, result any) []byte {
-	if r, ok := result.(decideResult); ok {
+	switch r := result.(type) {
+	case decideAllow:
+		return appendDecideAllow(make([]byte, 0, 256), id, r)
+	case decideResult:
 		if out, ok := appendDecide(make([]byte, 0, 512), id, r); ok {
 			return out
 		}

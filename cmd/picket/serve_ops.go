@@ -59,19 +59,26 @@ type decideResult struct {
 	Request        *tui.Request     `json:"request,omitempty"`
 }
 
+// decideAllow answers a decide that lets the call through: judged false
+// for a tool picket does not judge, else the decision. The fields about
+// lifting a block are left out; a client reads them as false.
+type decideAllow struct {
+	Judged   bool             `json:"judged"`
+	Allow    bool             `json:"allow"`
+	Decision *decide.Decision `json:"decision,omitempty"`
+}
+
 // decide judges one tool call the way `picket hook` does. A block that a
 // person may lift (promptable) is not audited here: the grant op audits it
 // with the person's answer. Any other block is audited now.
 func (s *server) decide(r *request) (any, error) {
 	call := hook.Call{Agent: s.agent, Session: r.Session, Turn: string(r.Turn), Cwd: r.Cwd, Tool: r.Tool, Input: r.Input}
 	if _, err := hook.Targets(call); errors.Is(err, hook.ErrNotJudged) {
-		return decideResult{Allow: true}, nil
+		return decideAllow{Allow: true}, nil
 	}
 	c := s.c
 	if !r.Prompt {
-		cc := *s.c
-		cc.noPrompt = true
-		c = &cc
+		c = s.noAsk
 	}
 	loaded, err := s.policy(r.Cwd)
 	v := c.judgeCall(loaded, err, call)
@@ -81,8 +88,7 @@ func (s *server) decide(r *request) (any, error) {
 		res.Message = hook.ErrorMessage(r.Tool, v.err)
 		return res, nil
 	case v.d.Allow:
-		res.Allow, res.Decision = true, &v.d
-		return res, nil
+		return decideAllow{Judged: true, Allow: true, Decision: &v.d}, nil
 	}
 	res.Decision, res.Grantable = &v.d, v.d.Grantable()
 	gc := grantCallOf(call)

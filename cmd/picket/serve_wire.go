@@ -399,6 +399,21 @@ func appendDecide(dst []byte, id json.RawMessage, r decideResult) ([]byte, bool)
 	return append(dst, "}\n"...), true
 }
 
+// appendDecideAllow appends an allow's line, as okLine would with
+// encoding/json.
+func appendDecideAllow(dst []byte, id json.RawMessage, r decideAllow) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"ok":true,"judged":`...)
+	dst = strconv.AppendBool(dst, r.Judged)
+	dst = append(dst, `,"allow":`...)
+	dst = strconv.AppendBool(dst, r.Allow)
+	if d := r.Decision; d != nil {
+		dst = appendDecision(append(dst, `,"decision":`...), d)
+	}
+	return append(dst, "}\n"...)
+}
+
 func appendDecision(dst []byte, d *decide.Decision) []byte {
 	dst = append(dst, `{"allow":`...)
 	dst = strconv.AppendBool(dst, d.Allow)

@@ -122,6 +122,11 @@ func checkAppendDecide(t *testing.T, id, s string, allow bool) {
 	if !json.Valid(got[:len(got)-1]) {
 		t.Fatalf("appendDecide made invalid JSON: %s", got)
 	}
+	for _, a := range []decideAllow{{Judged: true, Allow: allow, Decision: r.Decision}, {Allow: true}} {
+		if got, want := appendDecideAllow(nil, json.RawMessage(id), a), marshalOK(json.RawMessage(id), a); string(got) != string(want) {
+			t.Fatalf("appendDecideAllow:\n got %s\nwant %s", got, want)
+		}
+	}
 }
 
 func FuzzAppendDecide(f *testing.F) {
