@@ -1,10 +1,11 @@
 // serve_bench.mjs drives `picket serve` the way the Pi extension does (a
 // child process, NDJSON over its stdin and stdout) and, as the baseline, a
 // trivial echo server over the same kind of pipe. It reports the round-trip
-// median and p99 with one request in flight, and decisions per second with
-// many in flight.
+// median and p99 with one request in flight (the two servers asked in
+// turn), and decisions per second with many in flight (the median of
+// alternating rounds).
 //
-//   node serve_bench.mjs --picket BIN --echo BIN [--seq 20000] [--n 100000] [--inflight 256] [--json]
+//   node serve_bench.mjs --picket BIN --echo BIN [--seq 20000] [--n 100000] [--rounds 5] [--inflight 256] [--json]
 //
 // It builds its own project (fence.jsonc with .env blocklisted, a README)
 // and HOME under a temp dir; every decide reads README.md (an allow).
@@ -15,7 +16,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 function args() {
-  const a = { seq: 20000, n: 100000, inflight: 256, warmup: 2000, json: false };
+  const a = { seq: 20000, n: 100000, rounds: 5, inflight: 256, warmup: 2000, json: false };
   const v = process.argv.slice(2);
   for (let i = 0; i < v.length; i++) {
     const k = v[i].replace(/^--/, "");
@@ -57,18 +58,23 @@ function quantile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-// sequential measures round trips with one request in flight.
-async function sequential(client, body, warmup, n) {
-  for (let i = 0; i < warmup; i++) await client.request(body);
-  const us = new Float64Array(n);
+// sequential measures round trips with one request in flight, alternating
+// between the clients request by request so both see the same machine.
+async function sequential(clients, body, warmup, n) {
+  for (let i = 0; i < warmup; i++) for (const c of clients) await c.request(body);
+  const us = clients.map(() => new Float64Array(n));
   for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    const res = await client.request(body);
-    us[i] = Number(process.hrtime.bigint() - t0) / 1000;
-    if (!res.ok) throw new Error("request failed: " + JSON.stringify(res));
+    for (let j = 0; j < clients.length; j++) {
+      const t0 = process.hrtime.bigint();
+      const res = await clients[j].request(body);
+      us[j][i] = Number(process.hrtime.bigint() - t0) / 1000;
+      if (!res.ok) throw new Error("request failed: " + JSON.stringify(res));
+    }
   }
-  us.sort();
-  return { median: quantile(us, 0.5), p99: quantile(us, 0.99) };
+  return us.map((u) => {
+    u.sort();
+    return { median: quantile(u, 0.5), p99: quantile(u, 0.99) };
+  });
 }
 
 // pipelined sends n requests keeping inflight of them outstanding.
@@ -85,7 +91,17 @@ async function pipelined(client, body, n, inflight, check) {
   await Promise.all(Array.from({ length: inflight }, lane));
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   if (bad) throw new Error(`${bad} unexpected answers`);
-  return { perSecond: n / s, seconds: s };
+  return n / s;
+}
+
+// rounds runs the pipelined measurement in alternating rounds and returns
+// each client's median rate.
+async function rounds(runs, count) {
+  const rates = runs.map(() => []);
+  for (let r = 0; r < count; r++) {
+    for (let j = 0; j < runs.length; j++) rates[j].push(await runs[j]());
+  }
+  return rates.map((v) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]);
 }
 
 async function main() {
@@ -109,10 +125,12 @@ async function main() {
   const blocked = await picket.request({ ...decide, input: { path: ".env" } });
   if (blocked.allow !== false) throw new Error("decide .env: " + JSON.stringify(blocked));
 
-  const echoSeq = await sequential(echo, decide, a.warmup, a.seq);
-  const picketSeq = await sequential(picket, decide, a.warmup, a.seq);
-  const echoPipe = await pipelined(echo, decide, a.n, a.inflight, (r) => r.ok);
-  const picketPipe = await pipelined(picket, decide, a.n, a.inflight, allowed);
+  const [echoSeq, picketSeq] = await sequential([echo, picket], decide, a.warmup, a.seq);
+  const per = Math.ceil(a.n / a.rounds);
+  const [echoRate, picketRate] = await rounds([
+    () => pipelined(echo, decide, per, a.inflight, (r) => r.ok),
+    () => pipelined(picket, decide, per, a.inflight, allowed),
+  ], a.rounds);
   await Promise.all([picket.close(), echo.close()]);
   rmSync(root, { recursive: true, force: true });
 
@@ -121,18 +139,18 @@ async function main() {
     echoMedianUs: echoSeq.median, echoP99Us: echoSeq.p99,
     picketMedianUs: picketSeq.median, picketP99Us: picketSeq.p99,
     medianRatio: picketSeq.median / echoSeq.median,
-    echoPerSecond: echoPipe.perSecond, picketDecisionsPerSecond: picketPipe.perSecond,
+    echoPerSecond: echoRate, picketDecisionsPerSecond: picketRate,
   };
   if (a.json) {
     console.log(JSON.stringify(out));
     return;
   }
   const f = (x) => x.toFixed(1);
-  console.log(`round trip, one in flight (${a.seq} requests):`);
+  console.log(`round trip, one in flight (${a.seq} requests each, interleaved):`);
   console.log(`  echo          median ${f(out.echoMedianUs)} µs  p99 ${f(out.echoP99Us)} µs`);
   console.log(`  picket serve  median ${f(out.picketMedianUs)} µs  p99 ${f(out.picketP99Us)} µs`);
   console.log(`  ratio (median) ${out.medianRatio.toFixed(2)}x  (target ≤ 1.5x)`);
-  console.log(`pipelined, ${a.inflight} in flight (${a.n} requests):`);
+  console.log(`pipelined, ${a.inflight} in flight (${a.n} requests each, median of ${a.rounds} alternating rounds):`);
   console.log(`  echo          ${Math.round(out.echoPerSecond)} lines/s`);
   console.log(`  picket serve  ${Math.round(out.picketDecisionsPerSecond)} decisions/s  (target ≥ 50000)`);
 }
