@@ -277,14 +277,7 @@ func PeerUID(c *net.UnixConn) (int, error) {
 	}
 	uid := -1
 	var serr error
-	err = raw.Control(func(fd uintptr) {
-		cred, e := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if e != nil {
-			serr = e
-			return
-		}
-		uid = int(cred.Uid)
-	})
+	err = raw.Control(func(fd uintptr) { uid, serr = peerUID(int(fd)) })
 	if err == nil {
 		err = serr
 	}
