@@ -89,6 +89,17 @@ func ParseClaude(b []byte) (ClaudeEvent, error) {
 	return ev, nil
 }
 
+// stringOf is decodeString returning the value, which spares the common
+// plain string an allocation of its destination.
+func stringOf(raw json.RawMessage) (string, error) {
+	if v, ok := plainString(raw); ok {
+		return v, nil
+	}
+	var v string
+	err := decodeString(raw, &v)
+	return v, err
+}
+
 func decodeString(raw json.RawMessage, dst *string) error {
 	if len(raw) == 0 || raw[0] != '"' {
 		return errors.New("not a string")

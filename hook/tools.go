@@ -98,8 +98,8 @@ func one(in map[string]json.RawMessage, field string, a decide.Access, optional 
 		}
 		return nil, fmt.Errorf("tool input has no %s", field)
 	}
-	var p string
-	if err := decodeString(raw, &p); err != nil {
+	p, err := stringOf(raw)
+	if err != nil {
 		return nil, fmt.Errorf("tool input field %s: %w", field, err)
 	}
 	if p == "" {

@@ -273,9 +273,8 @@ func (s *server) answer(line []byte) (out []byte) {
 	if !validID(req.ID) {
 		req.ID = nil
 	}
-	var syntaxErr *json.SyntaxError
 	switch {
-	case errors.As(err, &syntaxErr):
+	case isSyntaxError(err):
 		return errorLine(nil, "request is not JSON: "+err.Error())
 	case err != nil:
 		return errorLine(req.ID, "bad request: "+err.Error())
@@ -293,6 +292,11 @@ func (s *server) answer(line []byte) (out []byte) {
 		return errorLine(req.ID, err.Error())
 	}
 	return okLine(req.ID, res)
+}
+
+func isSyntaxError(err error) bool {
+	var syntaxErr *json.SyntaxError
+	return err != nil && errors.As(err, &syntaxErr)
 }
 
 // validID reports whether id is a JSON string or number.
