@@ -129,6 +129,9 @@ func (s *server) serve(in io.Reader, out io.Writer) error {
 			// answer leaves at once unless more requests are already read.
 			w.write(s.answer(line), r.Buffered() == 0)
 		default:
+			if len(slots) == cap(slots) {
+				w.flush() // about to wait for a slot: answers so far go now
+			}
 			slots <- struct{}{} // waits while maxInFlight are running
 			wg.Add(1)
 			go func() {
