@@ -84,6 +84,9 @@ type Expansion struct {
 	MaxEntries int
 	Entries    int  // entries looked at
 	Truncated  bool // the walk stopped at a bound: later matches are not covered
+	// Cached: this plan reused an earlier walk (nothing it listed has
+	// changed), so whatever that walk reported was reported then.
+	Cached bool `json:"-"`
 }
 
 // The expansion bounds when picket.sandbox does not set them.

@@ -96,6 +96,7 @@ func loadWalk(dir, key string) (expansion, bool) {
 			return expansion{}, false
 		}
 	}
+	c.Stats.Cached = true
 	return expansion{hide: c.Hide, protect: c.Protect, write: c.Write, read: c.Read, symlinks: c.Symlinks, stats: c.Stats, dirs: c.Dirs}, true
 }
 

@@ -117,7 +117,9 @@ func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ex
 	if err != nil {
 		return 0, err
 	}
-	if x := plan.Expansion; x.Truncated {
+	// Once per walk: a reused walk would repeat it on every command, and
+	// everything on stderr lands in the agent's tool result.
+	if x := plan.Expansion; x.Truncated && !x.Cached {
 		c.warnf("pattern expansion stopped after %d entries (depth %d): files beyond are fenced for the file tools only", x.Entries, x.MaxDepth)
 	}
 	return sandbox.Run(plan, sandbox.Runner{

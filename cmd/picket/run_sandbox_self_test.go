@@ -190,3 +190,24 @@ func TestRunClaudeBashLine(t *testing.T) {
 		t.Errorf("a symlink in /tmp was bound through: .bashrc = %q", b)
 	}
 }
+
+// TestRunTruncatedWalkWarnsOnce: a walk cut short by the expansion bound is
+// reported on the command that made it, not again on every later command
+// that reuses it (stderr lands in the agent's tool result each time).
+func TestRunTruncatedWalkWarnsOnce(t *testing.T) {
+	w := newEscapeWorld(t)
+	write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "picket": {"sandbox": {"expandMaxEntries": 5}}}`)
+	for i := range 20 {
+		write(t, filepath.Join(w.ws, "src", fmt.Sprintf("f%02d.go", i)), "package x")
+	}
+	const warning = "pattern expansion stopped after"
+	for i, want := range []bool{true, false, false} {
+		code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "true")
+		if code != 0 {
+			t.Fatalf("run %d: picket run = %d: %s", i+1, code, stderr)
+		}
+		if got := strings.Contains(stderr, warning); got != want {
+			t.Errorf("run %d: warned = %v, want %v (stderr %q)", i+1, got, want, stderr)
+		}
+	}
+}
