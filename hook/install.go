@@ -51,10 +51,13 @@ func (o ClaudeInstall) deny() []string {
 	return ClaudeDenyRules()
 }
 
+// ClaudeHookArgs are picket's arguments in the hook command.
+var ClaudeHookArgs = []string{"hook", "--agent", "claude"}
+
 // ClaudeHookCommand returns the hook command line for the picket executable
 // at exe, quoted for the shell Claude Code runs hook commands with.
 func ClaudeHookCommand(exe string) string {
-	return shellQuote(exe) + " hook --agent claude"
+	return shellQuote(exe) + " " + strings.Join(ClaudeHookArgs, " ")
 }
 
 // ClaudeShellPrefixEnv is the settings env variable Claude Code wraps

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/picketdev/picket/hook"
 )
 
 func init() {
@@ -23,7 +25,9 @@ const claudeCwdFiles = "/tmp/claude-*-cwd"
 // every hook command. A command line exactly equal to the hook command that
 // `install claude` writes for this executable is picket's own hook: it runs
 // unsandboxed, since it writes the audit log and grants that the sandbox
-// protects. Anything else runs in the shell sandbox, as picket run does,
+// protects, and in this process (the line names this very executable with
+// hook.ClaudeHookArgs, so a shell and a second picket would only repeat
+// this start). Anything else runs in the shell sandbox, as picket run does,
 // and fails with 126 when no sandbox can be built: it never runs unfenced.
 //
 // Equality is the only test. A Bash command line always carries Claude
@@ -37,7 +41,7 @@ func runShellPrefix(c *cli, args []string) int {
 	}
 	line := args[0]
 	if c.isOwnHook(line) {
-		return c.runPlain([]string{"bash", "-c", line}, "", c.env)
+		return run(hook.ClaudeHookArgs, c.env, c.stdin, c.stdout, c.stderr)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
