@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,4 +136,49 @@ func FuzzAppendDecide(f *testing.F) {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, allow bool) { checkAppendDecide(t, "7", s, allow) })
+}
+
+// FuzzServeAnswer feeds the sidecar arbitrary request lines: each gets
+// exactly one answer line of valid JSON with an id and ok, never a
+// recovered panic, and a line encoding/json rejects is never answered ok.
+// A decide that allows names the policy's decision.
+func FuzzServeAnswer(f *testing.F) {
+	h := newHookProject(f, hookFence)
+	s := newServer(&cli{env: h.env, stderr: &lockedBuffer{}}, "pi")
+	for _, line := range wireLines {
+		f.Add(strings.ReplaceAll(line, `"/w"`, `"`+h.dir+`"`))
+	}
+	for _, p := range []string{"README.md", ".env", "../x", "~/.ssh/id_rsa", "@src/main.go", "", "src"} {
+		for _, tool := range []string{"read", "write", "edit", "ls", "grep", "find", "bash"} {
+			f.Add(fmt.Sprintf(`{"id":1,"op":"decide","session":"s","cwd":%q,"tool":%q,"input":{"path":%q,"pattern":"*"}}`, h.dir, tool, p))
+		}
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsRune(line, '\n') {
+			return // the reader splits lines before answer sees them
+		}
+		out := s.answer([]byte(line))
+		if len(out) == 0 || out[len(out)-1] != '\n' || bytes.Count(out, []byte("\n")) != 1 {
+			t.Fatalf("answer to %q is not one line: %q", line, out)
+		}
+		var res map[string]any
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("answer to %q is not JSON: %v: %q", line, err, out)
+		}
+		if _, ok := res["id"]; !ok {
+			t.Fatalf("answer to %q has no id: %s", line, out)
+		}
+		if e, _ := res["error"].(string); strings.Contains(e, "internal error") {
+			t.Fatalf("answer to %q recovered from a panic: %s", line, out)
+		}
+		var req request
+		if json.Unmarshal([]byte(line), &req) != nil && res["ok"] != false {
+			t.Fatalf("encoding/json rejects %q, but the answer is ok: %s", line, out)
+		}
+		if res["ok"] == true && req.Op == "decide" && res["judged"] == true && res["allow"] == true {
+			if d, _ := res["decision"].(map[string]any); d == nil || d["allow"] != true {
+				t.Fatalf("allowed decide %q carries no allowing decision: %s", line, out)
+			}
+		}
+	})
 }
