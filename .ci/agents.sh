@@ -11,6 +11,19 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${PICKET_AGENTS_DIR:-$root/.cache/agents}
 mkdir -p "$dir"
 
+# npm_install installs packages into the cache, trying three times: a CI
+# run should not go red over one dropped connection to the registry.
+npm_install() {
+	command -v npm >/dev/null || { echo "agents.sh: npm is missing (install Node.js 20 or later)" >&2; return 1; }
+	local try
+	for try in 1 2 3; do
+		npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$@" >&2 && return 0
+		echo "agents.sh: npm install $* failed (attempt $try of 3)" >&2
+		sleep $((try * 5))
+	done
+	return 1
+}
+
 # claude_bin prints the first Claude Code binary that runs. npm may skip the
 # package's install script; then bin/claude.exe is a stub and the native
 # binary sits in the platform package.
@@ -28,7 +41,7 @@ claude_bin() {
 }
 
 if ! claude_bin >/dev/null; then
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code >&2
+	npm_install @anthropic-ai/claude-code
 fi
 bin=$(claude_bin) || { echo "agents.sh: no working claude binary under $dir" >&2; exit 1; }
 echo "agents.sh: $("$bin" --version) at $bin" >&2
@@ -45,7 +58,7 @@ pi_bin() {
 }
 
 if ! pi_bin >/dev/null; then
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error @mariozechner/pi-coding-agent >&2
+	npm_install @mariozechner/pi-coding-agent
 fi
 pi=$(pi_bin) || { echo "agents.sh: no working pi binary under $dir" >&2; exit 1; }
 echo "agents.sh: pi $("$pi" --version 2>&1) at $pi" >&2
