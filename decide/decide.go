@@ -25,7 +25,7 @@ func Decide(p Policy, r Request) Decision {
 	write := r.Access == Write
 
 	if write {
-		if pt := firstUnderAny(p.c.mandatory, spellings); pt != nil {
+		if pt := firstUnderAny(p.c.mandatory.get(), spellings); pt != nil {
 			return deny(d, LayerMandatory, RuleMandatory, pt.rule,
 				"writes here are never allowed: the path is protected by picket itself (non-overridable)", "")
 		}
@@ -128,9 +128,11 @@ func (p Policy) underRoot(res string) bool {
 // the workspace root in workspace-write mode) to writes.
 func (p Policy) boundary(d Decision, res string, write bool) (Decision, bool) {
 	c := p.c
-	writable := c.allowWrite.firstExact(res) != nil || p.mode == WorkspaceWrite && p.underRoot(res)
+	writable := func() bool {
+		return p.mode == WorkspaceWrite && p.underRoot(res) || c.allowWrite.get().firstExact(res) != nil
+	}
 	if write {
-		if writable {
+		if writable() {
 			return d, false
 		}
 		return deny(d, LayerBoundary, RuleAllowWrite, Rule{Source: p.source("filesystem.allowWrite")},
@@ -140,7 +142,7 @@ func (p Policy) boundary(d Decision, res string, write bool) (Decision, bool) {
 	if !p.spec.DefaultDenyRead && !p.spec.StrictDenyRead {
 		return d, false
 	}
-	if writable || c.allowRead.firstExact(res) != nil || !p.spec.StrictDenyRead && c.system.firstExact(res) != nil {
+	if writable() || c.allowRead.get().firstExact(res) != nil || !p.spec.StrictDenyRead && c.system.get().firstExact(res) != nil {
 		return d, false
 	}
 	field := "filesystem.defaultDenyRead"
@@ -164,12 +166,12 @@ func (p Policy) editTarget() string {
 // spellings of the path.
 func (p Policy) blocklist(d Decision, spellings []string, write bool) (Decision, bool) {
 	if write {
-		if pt := firstUnderAny(p.c.denyWrite, spellings); pt != nil {
+		if pt := firstUnderAny(p.c.denyWrite.get(), spellings); pt != nil {
 			return deny(d, LayerBlocklist, RuleDenyWrite, pt.rule,
 				fmt.Sprintf("writes matching %q are denied", pt.rule.Pattern),
 				"choose another path; only a person can change this rule in "+pt.rule.Source), true
 		}
-	} else if pt := firstUnderAny(p.c.denyRead, spellings); pt != nil {
+	} else if pt := firstUnderAny(p.c.denyRead.get(), spellings); pt != nil {
 		return deny(d, LayerBlocklist, RuleDenyRead, pt.rule,
 			fmt.Sprintf("reads matching %q are denied", pt.rule.Pattern),
 			"do not read this path; if it is really needed, ask the person to change this rule in "+pt.rule.Source), true

@@ -146,6 +146,26 @@ var compiler = glob.Compiler{Separators: []rune{'/'}, Globstar: true}
 // written). fold lowercases for case-insensitive matching. A pattern whose
 // literal prefix goes through a symlink compiles to two spellings.
 func compilePattern(r Rule, root, home string, canon func(string) string, fold bool) ([]*pattern, error) {
+	pt, err := writtenPattern(r, root, home, fold)
+	if err != nil {
+		return nil, err
+	}
+	out := []*pattern{pt}
+	if canon != nil {
+		rp, _, err := resolvedPattern(r, root, home, canon, fold)
+		if err != nil {
+			return nil, err
+		}
+		if rp != nil {
+			out = append(out, rp)
+		}
+	}
+	return out, nil
+}
+
+// writtenPattern compiles a rule's pattern as written (anchored, not
+// resolved). Every error a pattern can have shows here.
+func writtenPattern(r Rule, root, home string, fold bool) (*pattern, error) {
 	if r.Pattern == "" {
 		return nil, fmt.Errorf("empty pattern")
 	}
@@ -156,24 +176,27 @@ func compilePattern(r Rule, root, home string, canon func(string) string, fold b
 		return nil, fmt.Errorf("pattern %q needs a home directory, and none is set", r.Pattern)
 	}
 	lit, rest := anchor(r.Pattern, root, home)
-	type spelling struct{ lit, rest string }
-	spellings := []spelling{{lit, rest}}
-	if canon != nil && !strings.HasPrefix(rest, "**") {
-		dirs, globRest := splitLiteral(rest)
-		prefix := joinPat(lit, dirs)
-		if c := canon(prefix); c != "" && c != filepath.Clean(prefix) {
-			spellings = append(spellings, spelling{c, globRest})
-		}
+	return newPattern(r, lit, rest, fold)
+}
+
+// resolvedPattern is the second spelling of a pattern whose literal
+// leading directories go through a symlink (canon resolves them to dir),
+// or nil when they do not. Only the literal prefix differs from the
+// written spelling, and it is quoted in the glob, so this compiles
+// whenever writtenPattern did.
+func resolvedPattern(r Rule, root, home string, canon func(string) string, fold bool) (pt *pattern, dir string, err error) {
+	lit, rest := anchor(r.Pattern, root, home)
+	if strings.HasPrefix(rest, "**") {
+		return nil, "", nil
 	}
-	var out []*pattern
-	for _, s := range spellings {
-		pt, err := newPattern(r, s.lit, s.rest, fold)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pt)
+	dirs, globRest := splitLiteral(rest)
+	prefix := joinPat(lit, dirs)
+	c := canon(prefix)
+	if c == "" || c == filepath.Clean(prefix) {
+		return nil, "", nil
 	}
-	return out, nil
+	pt, err = newPattern(r, c, globRest, fold)
+	return pt, c, err
 }
 
 func newPattern(r Rule, lit, rest string, fold bool) (*pattern, error) {

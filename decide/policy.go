@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Rule is one pattern as written and the policy file that contributed it
@@ -102,12 +103,66 @@ type Policy struct {
 }
 
 type compiled struct {
-	mandatory, allowRead, allowWrite, denyRead, denyWrite, system *ruleSet
+	mandatory, allowRead, allowWrite, denyRead, denyWrite, system lazySet
 	blocklist                                                     *nameSet
 	perms                                                         *ruleSet
 	perm                                                          map[*pattern]Permission
 	denyExt                                                       map[string]bool
 	root                                                          string
+}
+
+// lazySet is one list of rules. Compile checks every rule as written at
+// once, so a bad pattern is an error naming it and no rule is ever dropped;
+// the index, with the resolved spelling of each literal directory (an lstat
+// walk apiece), is built when a decision first needs the list. A hook
+// process deciding a read never looks at the write lists.
+type lazySet struct {
+	once  sync.Once
+	build func() *ruleSet
+	set   *ruleSet
+}
+
+func (l *lazySet) get() *ruleSet {
+	l.once.Do(func() { l.set, l.build = l.build(), nil })
+	return l.set
+}
+
+// prepare checks rules and arranges for their index to be built on first
+// use.
+func (l *lazySet) prepare(rules []Rule, root, home string, fold, deny bool) error {
+	written := make([]*pattern, len(rules))
+	for i, r := range rules {
+		pt, err := writtenPattern(r, root, home, fold)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.Source, err)
+		}
+		pt.deny = deny
+		written[i] = pt
+	}
+	l.build = func() *ruleSet {
+		canon := newCanonCache()
+		pts := written
+		for _, r := range rules {
+			rp, dir, err := resolvedPattern(r, root, home, canon.dir, fold)
+			if err != nil {
+				// Cannot happen (see resolvedPattern); should it, a deny
+				// covers the whole resolved directory, an allow drops it.
+				if !deny {
+					continue
+				}
+				if fold {
+					dir = strings.ToLower(dir)
+				}
+				rp = &pattern{rule: r, abs: dir, prefix: dir, literal: true}
+			}
+			if rp != nil {
+				rp.deny = deny
+				pts = append(pts[:len(pts):len(pts)], rp)
+			}
+		}
+		return newRuleSet(pts)
+	}
+	return nil
 }
 
 // Spec returns the plain values the policy was compiled from.
@@ -145,7 +200,7 @@ func Compile(s Spec) (Policy, error) {
 		c.root = strings.ToLower(root)
 	}
 	sets := []struct {
-		dst   **ruleSet
+		dst   *lazySet
 		rules []Rule
 		field string
 		deny  bool
@@ -158,16 +213,16 @@ func Compile(s Spec) (Policy, error) {
 	}
 	if s.DefaultDenyRead && !s.StrictDenyRead {
 		sets = append(sets, struct {
-			dst   **ruleSet
+			dst   *lazySet
 			rules []Rule
 			field string
 			deny  bool
 		}{&c.system, systemReadRules(s.Home), "system", false})
 	} else {
-		c.system = newRuleSet(nil)
+		c.system.prepare(nil, root, s.Home, false, false)
 	}
 	for _, set := range sets {
-		if *set.dst, err = compileSet(set.rules, root, s.Home, s.CaseInsensitive, canon.dir, set.deny); err != nil {
+		if err := set.dst.prepare(set.rules, root, s.Home, s.CaseInsensitive, set.deny); err != nil {
 			return Policy{}, fmt.Errorf("%s: %w", set.field, err)
 		}
 	}
@@ -190,21 +245,6 @@ func MustCompile(s Spec) Policy {
 		panic(err)
 	}
 	return p
-}
-
-func compileSet(rules []Rule, root, home string, fold bool, canonDir func(string) string, deny bool) (*ruleSet, error) {
-	var pts []*pattern
-	for _, r := range rules {
-		ps, err := compilePattern(r, root, home, canonDir, fold)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Source, err)
-		}
-		for _, pt := range ps {
-			pt.deny = deny
-		}
-		pts = append(pts, ps...)
-	}
-	return newRuleSet(pts), nil
 }
 
 func compilePerms(perms []Permission, root, home string, fold bool, into map[*pattern]Permission, canonDir func(string) string) (*ruleSet, error) {
