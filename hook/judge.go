@@ -2,7 +2,6 @@ package hook
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,36 +11,31 @@ import (
 )
 
 // Judge decides every path a call touches against p; the first denial
-// wins. judged is false for tools picket does not judge. A call whose
-// targets cannot be read is an error, which the caller answers with a deny.
-func Judge(p decide.Policy, c Call, ledger Ledger) (d decide.Decision, judged bool, err error) {
-	targets, err := Targets(c)
-	if errors.Is(err, ErrNotJudged) {
-		return d, false, nil
-	}
-	if err != nil {
-		return d, true, err
-	}
+// wins. targets are what [Targets] read from c: the caller lets a tool
+// picket does not judge pass, and denies a call whose targets cannot be
+// read, before it gets here. An error is the caller's to answer with a
+// deny.
+func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.Decision, err error) {
 	for _, t := range targets {
 		d = decide.Check(p, t.Access, t.Path, c.Cwd, t.Size)
 		if d.Grantable() && c.Granted != nil && c.Granted(t.Access, d.Resolved) {
 			d = decide.Decide(p, decide.Request{Access: t.Access, Path: d.Path, Resolved: d.Resolved, Size: t.Size, Granted: true})
 		}
 		if !d.Allow {
-			return d, true, nil
+			return d, nil
 		}
 		if t.Recursive {
 			if dd, denied, err := scan(p, c, t, d); err != nil || denied {
-				return dd, true, err
+				return dd, err
 			}
 		}
 		if t.Access == decide.Write && p.Spec().WriteGuards.ReadBeforeEdit && edits(c) {
 			if dd, denied, err := readBeforeEdit(d, c, ledger); err != nil || denied {
-				return dd, true, err
+				return dd, err
 			}
 		}
 	}
-	return d, true, nil
+	return d, nil
 }
 
 // scan denies a recursive tool whose root holds a denied path it would

@@ -123,11 +123,12 @@ func (c *cli) claudeEvent(in []byte) []byte {
 
 func (c *cli) claudePreToolUse(ev hook.ClaudeEvent) []byte {
 	call := hook.Call{Agent: "claude", Session: ev.Session, Turn: ev.PromptID, Cwd: ev.Cwd, Tool: ev.Tool, Input: ev.Input}
-	if _, err := hook.ClaudeTargets(ev.Tool, ev.Input); errors.Is(err, hook.ErrNotJudged) {
+	targets, terr := hook.Targets(call)
+	if errors.Is(terr, hook.ErrNotJudged) {
 		return nil
 	}
 	loaded, err := c.eventPolicy(ev)
-	v := c.judgeCall(loaded, err, call)
+	v := c.judgeCall(loaded, err, call, targets, terr)
 	switch {
 	case v.err != nil:
 		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, v.err))

@@ -17,16 +17,22 @@ type verdict struct {
 }
 
 // judgeCall decides a file tool call with session grants applied, and
-// audits errors and (with logAllows) allows. A denied verdict is not yet
-// audited: the caller may ask a person first. Both `picket hook` and
-// `picket serve` go through here, so an agent's call is judged the same way
-// by either.
-func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call) verdict {
+// audits errors and (with logAllows) allows. targets and targetsErr are
+// what hook.Targets read from the call, which the caller has already found
+// to be a file tool. A denied verdict is not yet audited: the caller may
+// ask a person first. Both `picket hook` and `picket serve` go through
+// here, so an agent's call is judged the same way by either.
+func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call, targets []hook.Target, targetsErr error) verdict {
 	entry := audit.Entry{Session: call.Session, Agent: call.Agent, Tool: call.Tool}
 	if loadErr != nil {
 		entry.Decision, entry.Reason = "error", loadErr.Error()
 		c.audit(nil, entry)
 		return verdict{err: fmt.Errorf("policy: %w", loadErr), entry: entry}
+	}
+	if targetsErr != nil {
+		entry.Decision, entry.Reason = "error", targetsErr.Error()
+		c.audit(loaded, entry)
+		return verdict{err: targetsErr, entry: entry}
 	}
 	if call.Session != "" && call.Granted == nil {
 		// Only a grantable block looks the grant up.
@@ -46,7 +52,7 @@ func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call) ve
 	if policy.Spec().WriteGuards.ReadBeforeEdit {
 		ledger.Dir = filepath.Join(loaded.Env.StateDir(), "ledger")
 	}
-	d, _, err := hook.Judge(policy, call, ledger)
+	d, err := hook.Judge(policy, call, targets, ledger)
 	if err != nil {
 		entry.Decision, entry.Reason = "error", err.Error()
 		c.audit(loaded, entry)

@@ -73,7 +73,8 @@ type decideAllow struct {
 // with the person's answer. Any other block is audited now.
 func (s *server) decide(r *request) (any, error) {
 	call := hook.Call{Agent: s.agent, Session: r.Session, Turn: string(r.Turn), Cwd: r.Cwd, Tool: r.Tool, Input: r.Input}
-	if _, err := hook.Targets(call); errors.Is(err, hook.ErrNotJudged) {
+	targets, terr := hook.Targets(call)
+	if errors.Is(terr, hook.ErrNotJudged) {
 		return decideAllow{Allow: true}, nil
 	}
 	c := s.c
@@ -81,7 +82,7 @@ func (s *server) decide(r *request) (any, error) {
 		c = s.noAsk
 	}
 	loaded, err := s.policy(r.Cwd)
-	v := c.judgeCall(loaded, err, call)
+	v := c.judgeCall(loaded, err, call, targets, terr)
 	res := decideResult{Judged: true}
 	switch {
 	case v.err != nil:
