@@ -7,8 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
+
+	"github.com/picketdev/picket/hook/e2e"
 )
 
 // requireBwrap skips sandbox tests on machines without bubblewrap; CI
@@ -28,52 +29,13 @@ func requireBwrap(t *testing.T) {
 
 // sandboxScratch returns a fresh directory outside /tmp, /var/tmp and
 // ~/.cache: the sandbox's /tmp is private and the code template makes those
-// writable, so a tree there would say nothing about the fence.
+// writable, so a tree there would say nothing about the fence. It is under
+// the repository's .cache/sandbox-tmp, else /var/lib/picket-test;
+// PICKET_SANDBOX_TMP overrides both.
 func sandboxScratch(t *testing.T) string {
 	t.Helper()
-	parent := os.Getenv("PICKET_SANDBOX_TMP")
-	if parent == "" {
-		wd, _ := os.Getwd()
-		parent = filepath.Join(filepath.Dir(filepath.Dir(wd)), ".cache", "sandbox-tmp")
-		if writableByDefault(parent) {
-			parent = "/var/lib/picket-test"
-		}
-	}
-	if writableByDefault(parent) {
-		t.Fatalf("scratch dir %s is under a directory the code template makes writable; set PICKET_SANDBOX_TMP", parent)
-	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(parent, strings.ReplaceAll(t.Name(), "/", "_")+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kept %s for inspection", dir)
-			return
-		}
-		os.RemoveAll(dir)
-	})
-	return dir
-}
-
-func writableByDefault(dir string) bool {
-	real := dir
-	if r, err := filepath.EvalSymlinks(filepath.Dir(dir)); err == nil {
-		real = filepath.Join(r, filepath.Base(dir))
-	}
-	home, _ := os.UserHomeDir()
-	for _, p := range []string{"/tmp", "/var/tmp", filepath.Join(home, ".cache")} {
-		if real == p || strings.HasPrefix(real, p+"/") {
-			return true
-		}
-	}
-	return false
+	wd, _ := os.Getwd()
+	return e2e.ScratchDir(t, "PICKET_SANDBOX_TMP", filepath.Join(filepath.Dir(filepath.Dir(wd)), ".cache", "sandbox-tmp"), "/var/lib/picket-test")
 }
 
 // picketBin copies the test binary to dir/bin/picket: run as "picket", it
