@@ -53,34 +53,14 @@ func requireBwrap(t *testing.T) {
 func TestClaudeCodeBash(t *testing.T) {
 	claude := claudeBinary(t)
 	requireBwrap(t)
-	base := scratch(t)
-	home := filepath.Join(base, "home")
-	state := filepath.Join(home, ".local", "state")
-	project := filepath.Join(base, "project")
-	outside := filepath.Join(base, "outside")
-
-	picket := filepath.Join(base, "bin", "picket")
-	mustRun(t, repoRoot(t), os.Environ(), "go", "build", "-o", picket, "./cmd/picket")
-
+	w := newWorld(t)
+	home, state, project, picket, env := w.home, w.state, w.project, w.picket, w.env
+	outside := filepath.Join(w.base, "outside")
 	key := "ssh-e2e-" + randomHex(t)
 	writeFile(t, filepath.Join(home, ".ssh", "id_rsa"), key+"\n")
 	secret := "hunter2-e2e-" + randomHex(t)
-	writeFile(t, filepath.Join(project, "README.md"), "hello from the e2e readme\n")
 	writeFile(t, filepath.Join(project, ".env"), "SECRET_VALUE="+secret+"\n")
-	writeFile(t, filepath.Join(project, "fence.jsonc"), `{"extends": "code", "picket": {"blocklist": [".env"]}}`)
-	env := []string{
-		"HOME=" + home,
-		"PATH=" + os.Getenv("PATH"),
-		"XDG_STATE_HOME=" + state,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"GIT_CONFIG_NOSYSTEM=1",
-	}
-	mustRun(t, project, env, "git", "init", "-q")
-	mustRun(t, project, env, picket, "install", "claude", "--project")
-	settings, _ := os.ReadFile(filepath.Join(project, ".claude", "settings.json"))
-	if !bytes.Contains(settings, []byte(`"CLAUDE_CODE_SHELL_PREFIX": "`+hook.ClaudeShellPrefix(picket)+`"`)) {
+	if settings := w.installClaude(t); !bytes.Contains(settings, []byte(`"CLAUDE_CODE_SHELL_PREFIX": "`+hook.ClaudeShellPrefix(picket)+`"`)) {
 		t.Fatalf("picket install claude --project set no shell prefix for %s:\n%s", picket, settings)
 	}
 

@@ -98,54 +98,12 @@ func claudeBinary(t *testing.T) string {
 	return ""
 }
 
-// scratch makes a directory for one test run outside every place the
-// `code` template makes writable (/tmp, /var/tmp, ~/.cache): the
-// repository's .cache/e2e-tmp when the checkout is not itself in one of
-// them, else /var/lib/picket-e2e (CI may clone anywhere, /tmp included).
-// PICKET_E2E_TMP overrides both. It is removed unless the test fails.
+// scratch makes a directory for one test run: under the repository's
+// .cache/e2e-tmp, or /var/lib/picket-e2e when the checkout itself is in a
+// place the code template makes writable; PICKET_E2E_TMP overrides both.
 func scratch(t *testing.T) string {
 	t.Helper()
-	parent := os.Getenv("PICKET_E2E_TMP")
-	if parent == "" {
-		parent = filepath.Join(repoRoot(t), ".cache", "e2e-tmp")
-		if inWritableByDefault(parent) {
-			parent = "/var/lib/picket-e2e"
-		}
-	}
-	if inWritableByDefault(parent) {
-		t.Fatalf("scratch dir %s is under a directory the code template makes writable; set PICKET_E2E_TMP", parent)
-	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(parent, strings.ReplaceAll(t.Name(), "/", "_")+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kept %s for inspection", dir)
-			return
-		}
-		os.RemoveAll(dir)
-	})
-	return dir
-}
-
-// inWritableByDefault reports whether dir (resolved) is under /tmp,
-// /var/tmp or ~/.cache.
-func inWritableByDefault(dir string) bool {
-	real := dir
-	if r, err := filepath.EvalSymlinks(filepath.Dir(dir)); err == nil {
-		real = filepath.Join(r, filepath.Base(dir))
-	}
-	home, _ := os.UserHomeDir()
-	for _, p := range []string{"/tmp", "/var/tmp", filepath.Join(home, ".cache")} {
-		if real == p || strings.HasPrefix(real, p+"/") {
-			return true
-		}
-	}
-	return false
+	return ScratchDir(t, "PICKET_E2E_TMP", filepath.Join(repoRoot(t), ".cache", "e2e-tmp"), "/var/lib/picket-e2e")
 }
 
 func randomHex(t *testing.T) string {
@@ -260,43 +218,72 @@ func readAudit(t *testing.T, path string) []auditLine {
 	return lines
 }
 
-func TestClaudeCode(t *testing.T) {
-	claude := claudeBinary(t)
-	base := scratch(t)
-	home := filepath.Join(base, "home")
-	state := filepath.Join(home, ".local", "state")
-	project := filepath.Join(base, "project")
-	outside := filepath.Join(base, "outside", "escape.txt")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	picket := filepath.Join(base, "bin", "picket")
-	mustRun(t, repoRoot(t), os.Environ(), "go", "build", "-o", picket, "./cmd/picket")
-
-	secret := "hunter2-e2e-" + randomHex(t)
-	writeFile(t, filepath.Join(project, "README.md"), "hello from the e2e readme\n")
-	writeFile(t, filepath.Join(project, ".env"), "SECRET_VALUE="+secret+"\n")
-	writeFile(t, filepath.Join(project, "fence.jsonc"), `{
+// projectFence is the e2e projects' policy.
+const projectFence = `{
   // The project's policy: the code template, and .env never read.
   "extends": "code",
   "picket": {"blocklist": [".env"]}
 }
-`)
-	env := []string{
-		"HOME=" + home,
-		"PATH=" + os.Getenv("PATH"),
-		"XDG_STATE_HOME=" + state,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"GIT_CONFIG_NOSYSTEM=1",
+`
+
+// world is one end-to-end run's machine: a fake home whose XDG dirs env
+// names, a git project holding README.md and projectFence, and picket
+// built into base/bin.
+type world struct {
+	base, home, project, state, picket string
+	env                                []string
+}
+
+func newWorld(t *testing.T, extraEnv ...string) *world {
+	t.Helper()
+	base := scratch(t)
+	w := &world{
+		base:    base,
+		home:    filepath.Join(base, "home"),
+		project: filepath.Join(base, "project"),
+		state:   filepath.Join(base, "home", ".local", "state"),
+		picket:  filepath.Join(base, "bin", "picket"),
 	}
-	mustRun(t, project, env, "git", "init", "-q")
-	mustRun(t, project, env, picket, "install", "claude", "--project")
-	settings, err := os.ReadFile(filepath.Join(project, ".claude", "settings.json"))
-	if err != nil || !bytes.Contains(settings, []byte(picket+" hook --agent claude")) {
-		t.Fatalf("picket install claude --project wrote no hook for %s (err %v):\n%s", picket, err, settings)
+	w.env = append([]string{
+		"HOME=" + w.home,
+		"PATH=" + os.Getenv("PATH"),
+		"XDG_STATE_HOME=" + w.state,
+		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"),
+		"GIT_CONFIG_NOSYSTEM=1",
+	}, extraEnv...)
+	if err := os.MkdirAll(w.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, repoRoot(t), os.Environ(), "go", "build", "-o", w.picket, "./cmd/picket")
+	writeFile(t, filepath.Join(w.project, "README.md"), "hello from the e2e readme\n")
+	writeFile(t, filepath.Join(w.project, "fence.jsonc"), projectFence)
+	mustRun(t, w.project, w.env, "git", "init", "-q")
+	return w
+}
+
+// installClaude runs picket install claude --project in the project and
+// returns the settings it wrote.
+func (w *world) installClaude(t *testing.T) []byte {
+	t.Helper()
+	mustRun(t, w.project, w.env, w.picket, "install", "claude", "--project")
+	settings, err := os.ReadFile(filepath.Join(w.project, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return settings
+}
+
+func TestClaudeCode(t *testing.T) {
+	claude := claudeBinary(t)
+	w := newWorld(t)
+	state, project, picket, env := w.state, w.project, w.picket, w.env
+	outside := filepath.Join(w.base, "outside", "escape.txt")
+	secret := "hunter2-e2e-" + randomHex(t)
+	writeFile(t, filepath.Join(project, ".env"), "SECRET_VALUE="+secret+"\n")
+	if settings := w.installClaude(t); !bytes.Contains(settings, []byte(picket+" hook --agent claude")) {
+		t.Fatalf("picket install claude --project wrote no hook for %s:\n%s", picket, settings)
 	}
 
 	readme := filepath.Join(project, "README.md")

@@ -39,12 +39,9 @@ func piBinary(t *testing.T) string {
 	return ""
 }
 
-// piWorld is one test's machine: a home with Pi's config and picket's
-// extension, a git project with a fence.jsonc, and the picket binary.
-type piWorld struct {
-	base, home, project, state, picket string
-	env                                []string
-}
+// piWorld is one test's machine with Pi's config and picket's extension
+// installed for the user.
+type piWorld struct{ *world }
 
 // The provider and model the scripted server plays in ~/.pi/agent/models.json.
 const (
@@ -54,35 +51,7 @@ const (
 
 func newPiWorld(t *testing.T) *piWorld {
 	t.Helper()
-	base := scratch(t)
-	w := &piWorld{
-		base:    base,
-		home:    filepath.Join(base, "home"),
-		project: filepath.Join(base, "project"),
-		state:   filepath.Join(base, "home", ".local", "state"),
-		picket:  filepath.Join(base, "bin", "picket"),
-	}
-	w.env = []string{
-		"HOME=" + w.home,
-		"PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color",
-		"XDG_STATE_HOME=" + w.state,
-		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
-		"XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"),
-		"GIT_CONFIG_NOSYSTEM=1",
-		"PI_OFFLINE=1",
-		"PI_TELEMETRY=0",
-	}
-	mustRun(t, repoRoot(t), os.Environ(), "go", "build", "-o", w.picket, "./cmd/picket")
-	writeFile(t, filepath.Join(w.project, "README.md"), "hello from the e2e readme\n")
-	writeFile(t, filepath.Join(w.project, "fence.jsonc"), `{
-  // The project's policy: the code template, and .env never read.
-  "extends": "code",
-  "picket": {"blocklist": [".env"]}
-}
-`)
-	mustRun(t, w.project, w.env, "git", "init", "-q")
+	w := &piWorld{newWorld(t, "TERM=xterm-256color", "PI_OFFLINE=1", "PI_TELEMETRY=0")}
 	out := mustRun(t, w.project, w.env, w.picket, "install", "pi", "--user")
 	ext := filepath.Join(w.home, ".pi", "agent", "extensions", "picket", "index.ts")
 	if src, err := os.ReadFile(ext); err != nil || !bytes.Contains(src, []byte(`const PICKET = "`+w.picket+`";`)) {
