@@ -70,9 +70,11 @@ func ParseClaude(b []byte) (ClaudeEvent, error) {
 			}
 			continue
 		}
-		if err := decodeString(raw, f.dst); err != nil {
+		v, err := stringOf(raw)
+		if err != nil {
 			return ev, fmt.Errorf("event field %s: %w", f.key, err)
 		}
+		*f.dst = v
 	}
 	switch ev.Event {
 	case EventPreToolUse, EventPostToolUse:
@@ -89,26 +91,18 @@ func ParseClaude(b []byte) (ClaudeEvent, error) {
 	return ev, nil
 }
 
-// stringOf is decodeString returning the value, which spares the common
-// plain string an allocation of its destination.
+// stringOf decodes a JSON string. A string that needs no unescaping (the
+// usual path) is sliced out directly; anything else is json.Unmarshal's.
 func stringOf(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", errors.New("not a string")
+	}
 	if v, ok := plainString(raw); ok {
 		return v, nil
 	}
 	var v string
-	err := decodeString(raw, &v)
+	err := json.Unmarshal(raw, &v)
 	return v, err
-}
-
-func decodeString(raw json.RawMessage, dst *string) error {
-	if len(raw) == 0 || raw[0] != '"' {
-		return errors.New("not a string")
-	}
-	if v, ok := plainString(raw); ok {
-		*dst = v
-		return nil
-	}
-	return json.Unmarshal(raw, dst)
 }
 
 // plainString returns the value of a JSON string that needs no unescaping

@@ -165,7 +165,7 @@ func TestClaudeDeny(t *testing.T) {
 	}
 }
 
-// FuzzPlainString holds decodeString's fast path to json.Unmarshal.
+// FuzzPlainString holds stringOf's fast path to json.Unmarshal.
 func FuzzPlainString(f *testing.F) {
 	for _, s := range []string{`"a"`, `""`, `"ü"`, `"a\"b"`, `"\u0041"`, "\"\xff\"", "\"a\tb\"", `"a"b"`, `"`} {
 		f.Add(s)

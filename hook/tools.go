@@ -117,16 +117,16 @@ func optString(in map[string]json.RawMessage, field string) (string, error) {
 	if !ok || string(raw) == "null" {
 		return "", nil
 	}
-	var s string
-	if err := decodeString(raw, &s); err != nil {
+	s, err := stringOf(raw)
+	if err != nil {
 		return "", fmt.Errorf("tool input field %s: %w", field, err)
 	}
 	return s, nil
 }
 
 func stringLen(raw json.RawMessage) int64 {
-	var s string
-	if decodeString(raw, &s) != nil {
+	s, err := stringOf(raw)
+	if err != nil {
 		return -1
 	}
 	return int64(len(s))
@@ -143,8 +143,8 @@ func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]T
 	if !ok || string(raw) == "null" {
 		return nil, fmt.Errorf("tool input has no %s", patField)
 	}
-	var pat string
-	if err := decodeString(raw, &pat); err != nil {
+	pat, err := stringOf(raw)
+	if err != nil {
 		return nil, fmt.Errorf("tool input field %s: %w", patField, err)
 	}
 	root := t[0].Path
