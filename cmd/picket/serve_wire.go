@@ -358,15 +358,7 @@ func appendDecide(dst []byte, id json.RawMessage, r decideResult) ([]byte, bool)
 	if r.Request != nil {
 		return dst, false
 	}
-	dst = append(dst, `{"id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"ok":true,"judged":`...)
-	dst = strconv.AppendBool(dst, r.Judged)
-	dst = append(dst, `,"allow":`...)
-	dst = strconv.AppendBool(dst, r.Allow)
-	if d := r.Decision; d != nil {
-		dst = appendDecision(append(dst, `,"decision":`...), d)
-	}
+	dst = appendDecideHead(dst, id, r.Judged, r.Allow, r.Decision)
 	if r.Message != "" {
 		dst = appendString(append(dst, `,"message":`...), r.Message)
 	}
@@ -402,16 +394,22 @@ func appendDecide(dst []byte, id json.RawMessage, r decideResult) ([]byte, bool)
 // appendDecideAllow appends an allow's line, as okLine would with
 // encoding/json.
 func appendDecideAllow(dst []byte, id json.RawMessage, r decideAllow) []byte {
+	return append(appendDecideHead(dst, id, r.Judged, r.Allow, r.Decision), "}\n"...)
+}
+
+// appendDecideHead is the start both decide answers share, up to and
+// including the decision.
+func appendDecideHead(dst []byte, id json.RawMessage, judged, allow bool, d *decide.Decision) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = append(dst, id...)
 	dst = append(dst, `,"ok":true,"judged":`...)
-	dst = strconv.AppendBool(dst, r.Judged)
+	dst = strconv.AppendBool(dst, judged)
 	dst = append(dst, `,"allow":`...)
-	dst = strconv.AppendBool(dst, r.Allow)
-	if d := r.Decision; d != nil {
+	dst = strconv.AppendBool(dst, allow)
+	if d != nil {
 		dst = appendDecision(append(dst, `,"decision":`...), d)
 	}
-	return append(dst, "}\n"...)
+	return dst
 }
 
 func appendDecision(dst []byte, d *decide.Decision) []byte {
