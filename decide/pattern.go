@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/gobwas/glob"
-	"github.com/gobwas/glob/syntax"
 )
 
 // A pattern is one compiled rule pattern. Patterns are anchored to absolute
@@ -234,46 +234,32 @@ func newPattern(r Rule, lit, rest string, fold bool) (*pattern, error) {
 }
 
 // compile records the glob source from a literal prefix (quoted, so a
-// workspace named "a[1]" stays literal) and the pattern text after it, and
-// checks its syntax. The matcher itself is built on first use (see
-// [pattern.load]): a hook process judges one path against a policy of many
-// rules, and most of them are never candidates for it.
+// workspace named "a[1]" stays literal) and the pattern text after it. The
+// matcher itself is built on first use (see [pattern.load]): a hook process
+// judges one path against a policy of many rules, and most of them are
+// never candidates for it.
+//
+// Only a character class or invalid UTF-8 can make the source invalid:
+// translate escapes every brace, comma and backslash, and an unclosed "["
+// (FuzzTranslate holds gobwas to that). So such a pattern is built now,
+// which checks a class's form and ranges ("[z-a]"), and is an error at
+// load time.
 func (pt *pattern) compile(prefix, globRest string) error {
 	src := translate(globRest)
 	if prefix != "" {
 		src = strings.TrimSuffix(glob.QuoteMeta(prefix), "/") + "/" + src
-	}
-	if err := checkSyntax(src); err != nil {
-		return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
 	}
 	pt.src = src
 	if b, ok := strings.CutSuffix(src, "/**"); ok && b != "" {
 		pt.baseSrc = b
 	}
 	pt.lazy = &lazyGlob{}
-	if strings.Contains(globRest, "[") {
-		// The lexer does not check a class's ranges ("[z-a]"): build the
-		// matcher now, so such a pattern is an error at load time.
+	if strings.Contains(globRest, "[") || !utf8.ValidString(src) {
 		if err := pt.load().err; err != nil {
 			return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
 		}
 	}
 	return nil
-}
-
-// checkSyntax lexes a translated glob. picket escapes every brace and comma,
-// so the only structure left is character classes; the lexer checks their
-// form, and compile builds any pattern holding one at once, for its ranges.
-func checkSyntax(src string) error {
-	lx := syntax.NewLexer(src)
-	for {
-		switch tok := lx.Next(); tok.Type {
-		case syntax.EOF:
-			return nil
-		case syntax.Error:
-			return fmt.Errorf("syntax error at %d: %s", lx.Offset(), tok.Data)
-		}
-	}
 }
 
 // lazyGlob holds a pattern's matchers once built; a compiled Policy is
@@ -313,7 +299,7 @@ func (pt *pattern) matchExact(p string) bool {
 	}
 	l := pt.load()
 	if l.err != nil {
-		return pt.deny // unreachable after checkSyntax; fail closed for denies
+		return pt.deny // unreachable (see compile); fail closed for denies
 	}
 	return l.g.Match(p) || l.base != nil && l.base.Match(p)
 }
