@@ -184,7 +184,7 @@ func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
 		b, _ := os.ReadFile(registry)
 		for _, m := range strings.Split(string(b), "\n") {
 			if m != "" {
-				os.Remove(m) // only an empty directory goes
+				unix.Rmdir(m) // only an empty directory goes
 			}
 		}
 		os.Truncate(registry, 0)

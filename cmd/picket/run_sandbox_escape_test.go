@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -267,5 +269,43 @@ func TestRunSockets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunPlaceholderReplaced: a placeholder the person removes while the
+// sandbox runs, putting their own file in its place, is not the
+// placeholder any more. The cleanup removes empty directories only, so
+// the person's file stays.
+func TestRunPlaceholderReplaced(t *testing.T) {
+	w := newEscapeWorld(t)
+	mcp := filepath.Join(w.ws, ".mcp.json")
+	c := exec.Command(w.bin, "run", "--", "sh", "-c", "read line")
+	c.Dir, c.Env = w.ws, w.env()
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !isEmptyDir(mcp) {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			t.Fatalf("no placeholder at %s while the sandbox ran", mcp)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := os.Remove(mcp); err != nil {
+		t.Fatal(err)
+	}
+	write(t, mcp, `{"mcpServers": {}}`)
+	io.WriteString(in, "done\n")
+	in.Close()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("picket run: %v", err)
+	}
+	if b, err := os.ReadFile(mcp); err != nil || string(b) != `{"mcpServers": {}}` {
+		t.Errorf("the person's %s after the sandbox: %q, %v; want it kept", mcp, b, err)
 	}
 }
