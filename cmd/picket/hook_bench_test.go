@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
+
+	"github.com/picketdev/picket/hook/bench"
 )
 
 // BenchmarkHookInProcess is one `picket hook` PreToolUse Read against a
 // 100-rule policy, run in-process: what the hook does after the Go runtime
 // has started, without the process start hook/bench also times.
 func BenchmarkHookInProcess(b *testing.B) {
-	h := newHookProject(b, hookPolicy100())
+	h := newHookProject(b, bench.Policy100())
 	event := []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"%s/t.jsonl","cwd":%q,"prompt_id":"p1",`+
 		`"permission_mode":"acceptEdits","hook_event_name":"PreToolUse","tool_name":"Read",`+
 		`"tool_input":{"file_path":"%s/README.md"},"tool_use_id":"toolu_1"}`, h.session, h.home, h.dir, h.dir))
@@ -25,21 +26,4 @@ func BenchmarkHookInProcess(b *testing.B) {
 	for b.Loop() {
 		run([]string{"hook"}, h.env, bytes.NewReader(event), io.Discard, io.Discard)
 	}
-}
-
-// hookPolicy100 is the code template plus 100 rules of the kinds people
-// write, as hook/bench uses.
-func hookPolicy100() string {
-	var deny, write, block []string
-	for i := range 50 {
-		deny = append(deny, fmt.Sprintf("%q", fmt.Sprintf("**/private-%d/**", i)))
-	}
-	for i := range 30 {
-		write = append(write, fmt.Sprintf("%q", fmt.Sprintf("generated/gen-%d/*.go", i)))
-	}
-	for i := range 20 {
-		block = append(block, fmt.Sprintf("%q", fmt.Sprintf("*.secret%d", i)))
-	}
-	return fmt.Sprintf(`{"extends": "code", "filesystem": {"denyRead": [%s], "denyWrite": [%s]}, "picket": {"blocklist": [%s]}}`,
-		strings.Join(deny, ", "), strings.Join(write, ", "), strings.Join(block, ", "))
 }
