@@ -25,23 +25,27 @@ type Hidden struct {
 	Rel      string // relative to the root
 }
 
-// FindDenied walks the directory root (already resolved) and returns the
-// first entry the tool could reach that the policy denies for access: a
-// denied directory is not entered. An entry that is a symlink is judged by
-// its target, and a link to a directory is walked at its target (once, so
-// loops end), as a tool that follows links would read them. filter, when
-// set, limits what the tool reaches: one glob over the relative path, or
-// with grep a ripgrep --glob list (see [Target.FilterBase]). Entries the
-// person granted for the session (granted, when not nil) count as allowed.
-func FindDenied(p decide.Policy, access decide.Access, root, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
-	fi, err := os.Stat(root)
+// FindDenied walks the directory root (the tool's root as spelled, and
+// resolved: real) and returns the first entry the tool could reach that
+// the policy denies for access: a denied directory is not entered. Every
+// entry is judged by both its spelling below root and its resolved path,
+// as a direct call would be, so a rule written for either catches it. An
+// entry that is a symlink is judged by its target, and a link to a
+// directory is walked at its target, as a tool that follows links would
+// read it; a link back to a directory on the current path is not followed
+// again, so loops end. filter, when set, limits what the tool reaches: one
+// glob over the relative path, or with grep a ripgrep --glob list (see
+// [Target.FilterBase]). Entries the person granted for the session
+// (granted, when not nil) count as allowed.
+func FindDenied(p decide.Policy, access decide.Access, root, real, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
+	fi, err := os.Stat(real)
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	w := walker{p: p, access: access, root: root, filter: filter, grep: grep, granted: granted, entered: map[string]bool{}}
-	hit, err := w.dir(root, "")
+	w := walker{p: p, access: access, filter: filter, grep: grep, granted: granted, onPath: map[string]bool{}}
+	hit, err := w.dir(real, root, "")
 	if errors.Is(err, errTooLarge) {
-		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, root)
+		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, real)
 	}
 	return hit, err
 }
@@ -49,20 +53,24 @@ func FindDenied(p decide.Policy, access decide.Access, root, filter string, grep
 type walker struct {
 	p       decide.Policy
 	access  decide.Access
-	root    string
 	filter  string
 	grep    bool
 	seen    int
 	granted func(decide.Access, string) bool
-	entered map[string]bool // directories walked, by resolved path
+	onPath  map[string]bool // resolved directories from the root down to the one being walked
 }
 
-func (w *walker) dir(abs, rel string) (*Hidden, error) {
-	if w.entered[abs] {
-		return nil, nil // a symlink loop, or a tree already walked
+// dir walks one directory: real is its resolved path, spelled the path the
+// tool reaches it by, rel the part of spelled below the root. A directory
+// reached again by another spelling is walked again, since the filter and
+// the rules may judge that spelling differently; ScanLimit bounds the work.
+func (w *walker) dir(real, spelled, rel string) (*Hidden, error) {
+	if w.onPath[real] {
+		return nil, nil // a symlink loop
 	}
-	w.entered[abs] = true
-	entries, err := os.ReadDir(abs)
+	w.onPath[real] = true
+	defer delete(w.onPath, real)
+	entries, err := os.ReadDir(real)
 	if err != nil {
 		return nil, nil // the tool cannot read it either
 	}
@@ -71,21 +79,21 @@ func (w *walker) dir(abs, rel string) (*Hidden, error) {
 		if w.seen > ScanLimit {
 			return nil, errTooLarge
 		}
-		childAbs, childRel := abs+"/"+e.Name(), joinRel(rel, e.Name())
-		d := w.judge(childAbs, e.Type())
+		childReal, childSpelled, childRel := joinPath(real, e.Name()), joinPath(spelled, e.Name()), joinRel(rel, e.Name())
+		d := w.judge(childSpelled, childReal, e.Type())
 		if d.Grantable() && w.granted != nil && w.granted(w.access, d.Resolved) {
 			d.Allow = true
 		}
 		if !d.Allow {
-			if w.reachable(childRel, e.IsDir() || d.Resolved != childAbs) {
+			if w.reachable(childRel, e.IsDir() || d.Resolved != childReal) {
 				return &Hidden{Decision: d, Rel: childRel}, nil
 			}
 			continue
 		}
 		// A tool that follows symlinks (ripgrep with --follow) reads a
-		// linked directory's tree too: walk the target, once.
-		if sub := w.subdir(childAbs, e, d); sub != "" {
-			if hit, err := w.dir(sub, childRel); hit != nil || err != nil {
+		// linked directory's tree too: walk the target.
+		if sub := w.subdir(childReal, e, d); sub != "" {
+			if hit, err := w.dir(sub, childSpelled, childRel); hit != nil || err != nil {
 				return hit, err
 			}
 		}
@@ -95,9 +103,9 @@ func (w *walker) dir(abs, rel string) (*Hidden, error) {
 
 // subdir returns the directory to walk for an allowed entry: itself, the
 // target of a symlink to a directory, or "" for anything else.
-func (w *walker) subdir(abs string, e fs.DirEntry, d decide.Decision) string {
+func (w *walker) subdir(real string, e fs.DirEntry, d decide.Decision) string {
 	if e.IsDir() {
-		return abs
+		return real
 	}
 	if e.Type()&fs.ModeSymlink == 0 || d.Resolved == "" {
 		return ""
@@ -108,11 +116,13 @@ func (w *walker) subdir(abs string, e fs.DirEntry, d decide.Decision) string {
 	return ""
 }
 
-func (w *walker) judge(abs string, t fs.FileMode) decide.Decision {
+// judge decides one entry: a symlink by resolving its spelling, anything
+// else by its spelling and its resolved path.
+func (w *walker) judge(spelled, real string, t fs.FileMode) decide.Decision {
 	if t&fs.ModeSymlink != 0 {
-		return decide.Check(w.p, w.access, abs, "/", -1)
+		return decide.Check(w.p, w.access, spelled, "/", -1)
 	}
-	return decide.Decide(w.p, decide.Request{Access: w.access, Path: abs, Resolved: abs, Size: -1})
+	return decide.Decide(w.p, decide.Request{Access: w.access, Path: spelled, Resolved: real, Size: -1})
 }
 
 // reachable reports whether the tool's filter lets it reach rel (or, for a
@@ -212,6 +222,13 @@ func expandBraces(p string) []string {
 		out = append(out, expandBraces(p[:open]+alt+p[open+end+1:])...)
 	}
 	return out
+}
+
+func joinPath(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }
 
 func joinRel(rel, name string) string {

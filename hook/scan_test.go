@@ -1,8 +1,12 @@
 package hook
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/picketdev/picket/decide"
 )
 
 func TestReachable(t *testing.T) {
@@ -62,6 +66,64 @@ func TestGrepGlobs(t *testing.T) {
 	for _, tt := range tests {
 		if got := grepGlobs(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("grepGlobs(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestFindDeniedSpellings: the walk judges every entry as the tool reaches
+// it (its spelling below the root) and as resolved, and a directory
+// reached by several spellings is walked under each.
+func TestFindDeniedSpellings(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+	for _, f := range []string{"ws/real/.env", "ws/real/a.txt", "home/vault/key.txt", "ws/clean/b.txt"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, f), []byte("SECRET"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"ws/a-link":      "real",              // sorts before real/: the same directory, another spelling
+		"ws/cfg/secrets": home + "/vault",     // a denied spelling whose target no rule names
+		"ws/clean/loop":  ".",                 // a loop back to the directory itself
+		"ws/clean/self":  ws + "/clean/b.txt", // a link to a file
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(base, link)), 0o755)
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := decide.MustCompile(decide.Spec{Root: ws, Home: home, Mode: decide.WorkspaceWrite,
+		DenyRead: decide.Rules("test", "**/secrets/*.txt"), Blocklist: decide.Rules("test", ".env")})
+	tests := []struct {
+		root, real, filter string
+		grep               bool
+		want               string // the rel of the hit, "" for none
+	}{
+		{ws, ws, "real/.env", true, "real/.env"},
+		{ws, ws, "real/*", true, "real/.env"},
+		{ws, ws, "r*/.env", false, "real/.env"},
+		{ws, ws, "*.txt", true, "cfg/secrets/key.txt"},
+		{ws + "/cfg", ws + "/cfg", "", true, "secrets/key.txt"},
+		{ws + "/cfg/secrets", home + "/vault", "", true, "key.txt"},
+		{ws + "/clean", ws + "/clean", "", true, ""},
+	}
+	for _, tt := range tests {
+		hit, err := FindDenied(p, decide.Read, tt.root, tt.real, tt.filter, tt.grep, nil)
+		if err != nil {
+			t.Fatalf("FindDenied(%s, filter %q): %v", tt.root, tt.filter, err)
+		}
+		got := ""
+		if hit != nil {
+			got = hit.Rel
+		}
+		if got != tt.want {
+			t.Errorf("FindDenied(%s, filter %q, grep %v) found %q, want %q", tt.root, tt.filter, tt.grep, got, tt.want)
 		}
 	}
 }
