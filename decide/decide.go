@@ -75,7 +75,7 @@ func (p Policy) fence(d Decision, spellings []string, res string, a Access) (Dec
 // allow entry.
 func WouldAllow(p Policy, r Request) (bool, error) {
 	s := p.spec
-	extra := Rule{Pattern: r.Resolved, Source: "persist"}
+	extra := Rule{Pattern: LiteralPattern(r.Resolved), Source: "persist"} // as persist writes it
 	if r.Access == Write {
 		s.AllowWrite = append(append([]Rule{}, s.AllowWrite...), extra)
 	} else {

@@ -53,6 +53,32 @@ func hasMeta(s string) bool {
 	return false
 }
 
+// LiteralPattern returns a pattern that names the absolute path p and no
+// other: each glob character is quoted as a one-character class ("*" as
+// "[*]", "?" as "[?]", "[" as "[[]"), since picket patterns have no escape
+// character. A persisted grant is written with it, so a file named "*"
+// does not become a rule for its whole directory. A path without glob
+// characters comes back as is, and as a literal it also covers what is
+// below it; a quoted one, being a glob, does so in deny lists only (allow
+// globs match exactly).
+func LiteralPattern(p string) string {
+	if !strings.ContainsAny(p, "*?[") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '*', '?', '[':
+			b.WriteByte('[')
+			b.WriteByte(c)
+			b.WriteByte(']')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // Anchor splits a pattern as written into a literal absolute base (home or
 // the workspace root, never read as a glob) and the pattern text after it,
 // as the matcher anchors it; the shell sandbox expands patterns with it.

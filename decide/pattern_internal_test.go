@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"path"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,6 +27,31 @@ func FuzzTranslate(f *testing.F) {
 		quoted := strings.TrimSuffix(glob.QuoteMeta(prefix), "/") + "/" + src
 		if _, err := compiler.Compile(quoted); err != nil {
 			t.Fatalf("%q behind prefix %q = %q does not compile: %v", rest, prefix, quoted, err)
+		}
+	})
+}
+
+// FuzzLiteralPattern: the quoted pattern of an absolute path matches that
+// path and what is below it, and nothing else.
+func FuzzLiteralPattern(f *testing.F) {
+	for _, s := range []string{"/w/sec/*", "/h/**", "/w/[ab]/x", "/a?b", "/a[", "/a]b", "/x/[*]", `/a\*`, "/{a,b}"} {
+		f.Add(s, "/w/sec/a")
+		f.Add(s, s)
+		f.Add(s, s+"/x")
+	}
+	f.Fuzz(func(t *testing.T, p, q string) {
+		if !strings.HasPrefix(p, "/") || path.Clean(p) != p || !utf8.ValidString(p) || strings.IndexByte(p, 0) >= 0 ||
+			!strings.HasPrefix(q, "/") || path.Clean(q) != q || !utf8.ValidString(q) {
+			return
+		}
+		r := Rule{Pattern: LiteralPattern(p), Source: "test"}
+		pt, err := writtenPattern(r, "/root", "/home", false)
+		if err != nil {
+			t.Fatalf("LiteralPattern(%q) = %q does not compile: %v", p, r.Pattern, err)
+		}
+		want := q == p || p == "/" || strings.HasPrefix(q, p+"/")
+		if got := pt.matchUnder(q); got != want {
+			t.Fatalf("LiteralPattern(%q) = %q matches %q: %v, want %v", p, r.Pattern, q, got, want)
 		}
 	})
 }

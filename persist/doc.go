@@ -1,7 +1,9 @@
 // Package persist writes a person's "persist" answer into the project's
 // fence policy file: it appends one resolved path to filesystem.allowRead or
 // filesystem.allowWrite of <root>/fence.jsonc (else <root>/fence.json), or
-// creates <root>/fence.jsonc when neither exists. It never edits the user's
+// creates <root>/fence.jsonc when neither exists. The entry is the path as
+// [decide.LiteralPattern] quotes it: a file named "*" is written "[*]", so
+// the grant names that path and not its directory. It never edits the user's
 // global config or a fence file in a subdirectory: [Target] only ever names a
 // file directly in the project root.
 //

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/picketdev/picket/decide"
 )
 
 // SchemaURL is the $schema a scaffolded policy file points at.
@@ -114,7 +116,9 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 	} else {
 		src = scaffold(baseFor(o.UserConfigExists), o.Access, now().UTC().Format(time.RFC3339))
 	}
-	out, present, err := addEntry(src, key, o.Path)
+	// The entry is a pattern: a path with glob characters is quoted, so
+	// that it names this path only.
+	out, present, err := addEntry(src, key, decide.LiteralPattern(o.Path))
 	if err != nil {
 		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
 	}

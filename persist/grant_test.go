@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/picketdev/picket/decide"
 )
 
 // clock returns a Now that starts at a fixed instant and ticks 1.5 ms a call.
@@ -439,9 +440,52 @@ func TestHostilePathCannotInjectPolicy(t *testing.T) {
 	want := map[string]any{
 		"$schema":    SchemaURL,
 		"extends":    "code",
-		"filesystem": map[string]any{"allowRead": []any{path}},
+		"filesystem": map[string]any{"allowRead": []any{decide.LiteralPattern(path)}},
 	}
 	if diff := cmp.Diff(want, doc); diff != "" {
 		t.Errorf("created policy mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestGrantQuotesGlobs: a persisted path with glob characters is written
+// quoted, so that it names that path and not its siblings; the policy
+// that results allows the path and nothing more (an allow glob matches
+// exactly, so not even what is below it, where a plain path covers that).
+func TestGrantQuotesGlobs(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, entry string }{
+		{root + "/sec/*", root + "/sec/[*]"},
+		{root + "/sec/[ab]/private.txt", root + "/sec/[[]ab]/private.txt"},
+		{root + "/**", root + "/[*][*]"},
+		{root + "/what?", root + "/what[?]"},
+		{root + `/back\slash{a,b}`, root + `/back\slash{a,b}`},
+	} {
+		os.Remove(filepath.Join(root, "fence.jsonc"))
+		res, err := Grant(Options{Root: root, Access: "read", Path: tt.path, Now: clock()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := decode([]byte(readFile(t, res.File)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := doc.(map[string]any)["filesystem"].(map[string]any)["allowRead"].([]any)[0]
+		if got != tt.entry {
+			t.Errorf("Grant(%q) wrote %q, want %q", tt.path, got, tt.entry)
+		}
+		p := decide.MustCompile(decide.Spec{Root: "/nonexistent-workspace", Home: "/nonexistent", Mode: decide.WorkspaceWrite,
+			DefaultDenyRead: true, StrictDenyRead: true, AllowRead: decide.Rules("test", tt.entry)})
+		for _, c := range []struct {
+			q    string
+			want bool
+		}{{tt.path, true}, {tt.path + "/below", tt.path == tt.entry}, {root + "/sec/a", false}, {root + "/sec/a/private.txt", false}, {root + "/whatx", false}, {root + "/other", false}} {
+			d := decide.Decide(p, decide.Request{Access: decide.Read, Path: c.q, Resolved: c.q, Size: -1})
+			if d.Allow != c.want {
+				t.Errorf("entry %q: read %s allowed %v, want %v", tt.entry, c.q, d.Allow, c.want)
+			}
+		}
 	}
 }
