@@ -14,7 +14,10 @@
 //     indentation survive, and bytes outside the patched member are unchanged.
 //     A path that is already listed is not added twice ([Result.AlreadyPresent]).
 //   - Nothing is written unless the edited document parses and passes
-//     [Options.Validate] (picket's schema check, wired in by the caller).
+//     [Options.Validate] (picket's schema check, wired in by the caller),
+//     and nothing anywhere but [Options.File], the file the person
+//     confirmed: when [Target] names another by the time of the write,
+//     Grant returns an error wrapping [ErrChanged].
 //   - The write is atomic: <file>.tmp in the same directory, fsync, rename (or
 //     a no-clobber link for a new file), fsync of the directory. A writer
 //     killed at any point leaves either the old file or the new one, never a

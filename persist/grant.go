@@ -33,6 +33,11 @@ var (
 type Options struct {
 	// Root is the project root: see [ProjectRoot].
 	Root string
+	// File is the policy file the person confirmed the persist into, as
+	// [Target] named it when they were asked. Grant writes there or
+	// nowhere: when Target now names another file (one was created or
+	// removed since), it returns an error wrapping [ErrChanged].
+	File string
 	// Access is "read" or "list" (filesystem.allowRead) or "write"
 	// (filesystem.allowWrite).
 	Access string
@@ -90,6 +95,9 @@ func Grant(o Options) (Result, error) {
 	defer unlock()
 	file, exists := Target(o.Root)
 	res := Result{File: file}
+	if file != o.File {
+		return res, fmt.Errorf("the policy file to edit is now %s, not %q as confirmed: %w", file, o.File, ErrChanged)
+	}
 	res.Resolved, err = resolve(file, exists)
 	if err != nil {
 		return res, err

@@ -99,7 +99,7 @@ func TestTargetAndBranches(t *testing.T) {
 				writeFile(t, filepath.Join(root, name), content)
 			}
 			var validated []string
-			res, err := Grant(Options{
+			res, err := grant(Options{
 				Root: root, Access: "read", Path: "/srv/a", UserConfigExists: tt.userConfig, Now: clock(),
 				Validate: func(file string, src []byte) error { validated = append(validated, file); return nil },
 			})
@@ -135,7 +135,7 @@ func TestTargetAndBranches(t *testing.T) {
 
 func TestCreatedGolden(t *testing.T) {
 	root := t.TempDir()
-	res, err := Grant(Options{Root: root, Access: "write", Path: "/srv/out", Now: clock()})
+	res, err := grant(Options{Root: root, Access: "write", Path: "/srv/out", Now: clock()})
 	if err != nil || !res.Created || res.Backup != "" {
 		t.Fatalf("Grant = %+v, %v; want created without backup", res, err)
 	}
@@ -163,7 +163,7 @@ func TestGrantKeepsCommentsOnDisk(t *testing.T) {
 	if err := os.Chmod(file, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Grant(Options{Root: root, Access: "list", Path: goldenPath, Now: clock()})
+	res, err := grant(Options{Root: root, Access: "list", Path: goldenPath, Now: clock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestAlreadyPresent(t *testing.T) {
 	if err := os.Chtimes(file, old, old); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Grant(Options{Root: root, Access: "read", Path: goldenPath, Now: clock()})
+	res, err := grant(Options{Root: root, Access: "read", Path: goldenPath, Now: clock()})
 	if err != nil || !res.AlreadyPresent || res.Backup != "" {
 		t.Fatalf("Grant = %+v, %v; want AlreadyPresent, no backup", res, err)
 	}
@@ -213,7 +213,7 @@ func TestBackupsCappedAtThree(t *testing.T) {
 	var contents []string
 	for i := range 5 {
 		contents = append(contents, readFile(t, file))
-		if _, err := Grant(Options{Root: root, Access: "read", Path: fmt.Sprintf("/p%d", i), Now: now}); err != nil {
+		if _, err := grant(Options{Root: root, Access: "read", Path: fmt.Sprintf("/p%d", i), Now: now}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -271,7 +271,7 @@ func TestChangedOnDisk(t *testing.T) {
 				tt.change(t, file)
 				theirs, _ = readString(file)
 			}
-			_, err := Grant(o)
+			_, err := grant(o)
 			if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), file+" changed on disk, retry") {
 				t.Fatalf("Grant error = %v, want %q", err, file+" changed on disk, retry")
 			}
@@ -292,7 +292,7 @@ func TestCreateRace(t *testing.T) {
 	file := filepath.Join(root, "fence.jsonc")
 	o := Options{Root: root, Access: "read", Path: "/p", Now: clock()}
 	o.beforeCommit = func(string) { writeFile(t, file, "{}") }
-	if _, err := Grant(o); !errors.Is(err, ErrChanged) {
+	if _, err := grant(o); !errors.Is(err, ErrChanged) {
 		t.Fatalf("Grant error = %v, want ErrChanged", err)
 	}
 	if got := readFile(t, file); got != "{}" {
@@ -353,7 +353,7 @@ func TestRefusals(t *testing.T) {
 			root := t.TempDir()
 			tt.setup(t, root)
 			before := dirNames(t, root)
-			_, err := Grant(Options{Root: root, Access: tt.access, Path: tt.path, Refuse: tt.refuse, Now: clock()})
+			_, err := grant(Options{Root: root, Access: tt.access, Path: tt.path, Refuse: tt.refuse, Now: clock()})
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Grant error = %v, want it to contain %q", err, tt.wantErr)
 			}
@@ -375,7 +375,7 @@ func TestValidateFailureWritesNothing(t *testing.T) {
 	file := filepath.Join(root, "fence.jsonc")
 	writeFile(t, file, `{"extends": "code"}`)
 	schemaErr := errors.New("/filesystem/allowRead/0: does not match pattern")
-	_, err := Grant(Options{Root: root, Access: "read", Path: "/p", Now: clock(),
+	_, err := grant(Options{Root: root, Access: "read", Path: "/p", Now: clock(),
 		Validate: func(string, []byte) error { return schemaErr }})
 	if !errors.Is(err, schemaErr) || !strings.Contains(err.Error(), "refusing to write "+file) {
 		t.Fatalf("Grant error = %v, want the schema error naming %s", err, file)
@@ -395,7 +395,7 @@ func TestPlantedTmpSymlinkIsNotFollowed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Grant(Options{Root: root, Access: "read", Path: "/p", Now: clock()}); err != nil {
+	if _, err := grant(Options{Root: root, Access: "read", Path: "/p", Now: clock()}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, victim); got != "echo hi\n" {
@@ -411,7 +411,7 @@ func TestSymlinkedPolicyIsEditedInPlace(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Grant(Options{Root: root, Access: "write", Path: "/p", Now: clock()})
+	res, err := grant(Options{Root: root, Access: "write", Path: "/p", Now: clock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestSymlinkedPolicyIsEditedInPlace(t *testing.T) {
 func TestHostilePathCannotInjectPolicy(t *testing.T) {
 	root := t.TempDir()
 	path := "/x\n\"}, \"extends\": \"evil\" /* */ y"
-	res, err := Grant(Options{Root: root, Access: "read", Path: path, Now: clock()})
+	res, err := grant(Options{Root: root, Access: "read", Path: path, Now: clock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +464,7 @@ func TestGrantQuotesGlobs(t *testing.T) {
 		{root + `/back\slash{a,b}`, root + `/back\slash{a,b}`},
 	} {
 		os.Remove(filepath.Join(root, "fence.jsonc"))
-		res, err := Grant(Options{Root: root, Access: "read", Path: tt.path, Now: clock()})
+		res, err := grant(Options{Root: root, Access: "read", Path: tt.path, Now: clock()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -487,5 +487,41 @@ func TestGrantQuotesGlobs(t *testing.T) {
 				t.Errorf("entry %q: read %s allowed %v, want %v", tt.entry, c.q, d.Allow, c.want)
 			}
 		}
+	}
+}
+
+// grant is Grant into the file Target names now, as a person who was just
+// shown it confirms it.
+func grant(o Options) (Result, error) {
+	if o.File == "" {
+		o.File, _ = Target(o.Root)
+	}
+	return Grant(o)
+}
+
+// TestGrantOnlyIntoConfirmedFile: the person confirmed a persist into
+// fence.json; a fence.jsonc created since would take it, so nothing is
+// written, and the same goes for a file that was to be created.
+func TestGrantOnlyIntoConfirmedFile(t *testing.T) {
+	root := t.TempDir()
+	json := filepath.Join(root, "fence.json")
+	if err := os.WriteFile(json, []byte(`{"extends": "code"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	confirmed, _ := Target(root)
+	jsonc := filepath.Join(root, "fence.jsonc")
+	if err := os.WriteFile(jsonc, []byte(`{"extends": "code"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Grant(Options{Root: root, File: confirmed, Access: "read", Path: "/data"}); !errors.Is(err, ErrChanged) {
+		t.Errorf("Grant after fence.jsonc appeared = %v, want ErrChanged", err)
+	}
+	for _, f := range []string{json, jsonc} {
+		if b := readFile(t, f); b != `{"extends": "code"}` {
+			t.Errorf("%s changed: %s", f, b)
+		}
+	}
+	if _, err := Grant(Options{Root: root, Access: "read", Path: "/data"}); !errors.Is(err, ErrChanged) {
+		t.Errorf("Grant with no confirmed file = %v, want ErrChanged", err)
 	}
 }

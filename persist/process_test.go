@@ -34,7 +34,7 @@ func runChild(mode, root string) int {
 		n, _ := strconv.Atoi(os.Getenv("PERSIST_N"))
 		for i := range n {
 			o.Path = fmt.Sprintf("%s/%d", os.Getenv("PERSIST_PREFIX"), i)
-			if _, err := Grant(o); err != nil {
+			if _, err := grant(o); err != nil {
 				fmt.Println(err)
 				return 1
 			}
@@ -45,12 +45,12 @@ func runChild(mode, root string) int {
 			os.WriteFile(os.Getenv("PERSIST_READY"), []byte(tmp), 0o644)
 			time.Sleep(time.Minute)
 		}
-		_, err := Grant(o)
+		_, err := grant(o)
 		fmt.Println("not killed:", err)
 		return 1
 	case "eacces":
 		o.Path = "/p"
-		_, err := Grant(o)
+		_, err := grant(o)
 		fmt.Println(err)
 		if !errors.Is(err, fs.ErrPermission) {
 			return 3
@@ -154,7 +154,7 @@ func TestKilledWriterLeavesOldFile(t *testing.T) {
 	}
 	// The next writer is not stopped by the stale tmp (nor the lock the
 	// dead child held) and cleans it up.
-	if _, err := Grant(Options{Root: root, Access: "read", Path: "/next"}); err != nil {
+	if _, err := grant(Options{Root: root, Access: "read", Path: "/next"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(file + ".tmp"); !errors.Is(err, fs.ErrNotExist) {
@@ -190,7 +190,7 @@ func TestPermissionDenied(t *testing.T) {
 			if os.Geteuid() == 0 {
 				out = runAsNobody(t, base, root)
 			} else {
-				_, err := Grant(Options{Root: root, Access: "read", Path: "/p"})
+				_, err := grant(Options{Root: root, Access: "read", Path: "/p"})
 				if !errors.Is(err, fs.ErrPermission) {
 					t.Fatalf("Grant error = %v, want permission denied", err)
 				}

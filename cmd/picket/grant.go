@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/picketdev/picket/audit"
@@ -63,7 +64,7 @@ func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision)
 	if err != nil {
 		c.warnf("prompt: %v", err)
 	}
-	return c.carryOut(loaded, call, d, ans, turn)
+	return c.carryOut(loaded, call, d, ans, turn, req.PersistTarget)
 }
 
 // promptable reports whether a block may be put to a person: it is
@@ -123,9 +124,9 @@ func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Deci
 		Path: d.Path, Resolved: d.Resolved, Layer: string(d.Layer), Rule: d.Rule, Pattern: d.Pattern, Source: d.Source,
 		TimeoutSeconds: promptTimeout(loaded.Settings.Prompt.TimeoutSeconds),
 	}
-	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err == nil && ok {
-		root := persist.ProjectRoot(call.cwd)
-		file, exists := persist.Target(root)
+	root := persist.ProjectRoot(call.cwd)
+	file, exists := persist.Target(root)
+	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err == nil && ok && c.takesEffect(loaded, file, exists) {
 		req.CanPersist, req.PersistTarget, req.PersistCreates = true, file, !exists
 		req.PersistExtends = "code"
 		if c.userConfigExists(loaded) {
@@ -140,17 +141,52 @@ func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Deci
 	return req
 }
 
-func (c *cli) userConfigExists(loaded *decide.Loaded) bool {
-	for _, n := range []string{"fence.jsonc", "fence.json"} {
-		if _, err := os.Stat(filepath.Join(loaded.Env.UserConfigDir(), n)); err == nil {
+// takesEffect reports whether an entry persisted into file would be read
+// by the policy the call was judged under: file is one of its chain, or,
+// when it does not exist yet, the chain starts at the user's fence config
+// or a built-in template, which a new project file (extending the one or
+// the other) would take the place of. A persist into a project root whose
+// subdirectory has its own fence.jsonc, or below a directory whose policy
+// the new file would replace, is not offered.
+func (c *cli) takesEffect(loaded *decide.Loaded, file string, exists bool) bool {
+	start := loaded.Chain[len(loaded.Chain)-1]
+	if !exists {
+		if strings.HasPrefix(start, "builtin:") {
+			return true
+		}
+		u := userConfigFile(loaded.Env)
+		return u != "" && sameFile(u, start)
+	}
+	for _, f := range loaded.Chain {
+		if !strings.HasPrefix(f, "builtin:") && sameFile(f, file) {
 			return true
 		}
 	}
 	return false
 }
 
-// carryOut applies an answer. Anything but an explicit grant is a deny.
-func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision, ans tui.Answer, turn grants.TurnState) grantOutcome {
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+func (c *cli) userConfigExists(loaded *decide.Loaded) bool { return userConfigFile(loaded.Env) != "" }
+
+// userConfigFile is the user's fence config file, "" when there is none.
+func userConfigFile(env decide.Env) string {
+	for _, n := range []string{"fence.jsonc", "fence.json"} {
+		f := filepath.Join(env.UserConfigDir(), n)
+		if fi, err := os.Stat(f); err == nil && !fi.IsDir() {
+			return f
+		}
+	}
+	return ""
+}
+
+// carryOut applies an answer. Anything but an explicit grant is a deny. A
+// persist edits target, the policy file the person confirmed, or nothing.
+func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision, ans tui.Answer, turn grants.TurnState, target string) grantOutcome {
 	store := c.grantStore()
 	switch ans {
 	case tui.AnswerAllowAllOnce:
@@ -172,7 +208,7 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 		return grantOutcome{allow: true, decision: "grant-session", prompted: true}
 	case tui.AnswerPersist:
 		store.Add(call.session, grants.Grant{Access: string(d.Access), Path: d.Resolved, At: time.Now()})
-		if err := c.persistGrant(loaded, call, d); err != nil {
+		if err := c.persistGrant(loaded, call, d, target); err != nil {
 			c.warnf("persist failed, granted for this session only: %v", err)
 			return grantOutcome{allow: true, decision: "grant-session", prompted: true}
 		}
@@ -184,9 +220,10 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 	return grantOutcome{decision: "block", prompted: true, note: "the person denied it"}
 }
 
-// persistGrant writes the allow entry into the project's fence.jsonc. Only
-// this path, after the person's explicit "y", ever edits a policy file.
-func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decision) error {
+// persistGrant writes the allow entry into target, the project's policy
+// file the person confirmed. Only this path, after the person's explicit
+// "y", ever edits a policy file.
+func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decision, target string) error {
 	// Never through a symlink into system config, the user's global fence
 	// config or picket's own state. (The executable's directory is not
 	// refused: it is often /tmp or ~/bin, which hold projects too.)
@@ -196,7 +233,7 @@ func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decis
 		access = string(decide.Read)
 	}
 	_, err := persist.Grant(persist.Options{
-		Root: persist.ProjectRoot(call.cwd), Access: access, Path: d.Resolved,
+		Root: persist.ProjectRoot(call.cwd), File: target, Access: access, Path: d.Resolved,
 		UserConfigExists: c.userConfigExists(loaded),
 		Validate:         validateSource,
 		Refuse:           refuse,

@@ -234,6 +234,7 @@ type request struct {
 	Path     string                     `json:"path"`
 	Resolved string                     `json:"resolved"`
 	Answer   string                     `json:"answer"`
+	Target   string                     `json:"target"` // grant: the persistTarget the person confirmed
 	Restore  bool                       `json:"restore"`
 	Mode     string                     `json:"mode"`
 	N        int                        `json:"n"`

@@ -170,7 +170,7 @@ func (s *server) grant(r *request) (any, error) {
 		return nil, fmt.Errorf("%s %s is denied by %s (%s), which no grant lifts", access, r.Resolved, d.Layer, d.Rule)
 	}
 	call := grantCall{agent: s.agent, session: r.Session, turn: string(r.Turn), cwd: r.Cwd, tool: r.Tool}
-	out := s.c.carryOut(loaded, call, d, ans, grants.TurnState{})
+	out := s.c.carryOut(loaded, call, d, ans, grants.TurnState{}, r.Target)
 	entry := audit.Entry{Session: r.Session, Agent: s.agent, Tool: r.Tool}
 	fillEntry(&entry, d)
 	s.c.audit(loaded, grantEntry(entry, out))

@@ -312,8 +312,21 @@ func TestServePersist(t *testing.T) {
 	if res["promptable"] != true || res["canPersist"] != true || res["persistTarget"] != filepath.Join(h.dir, "fence.jsonc") || res["persistCreates"] != false {
 		t.Fatalf("write outside = %v, want promptable and persistable to the project's fence.jsonc", res)
 	}
-	res = sc.ok("grant", map[string]any{"session": h.session, "turn": "t1", "cwd": h.dir, "tool": "write", "access": "write",
-		"path": out, "resolved": out, "answer": "persist"})
+	grant := map[string]any{"session": h.session, "turn": "t1", "cwd": h.dir, "tool": "write", "access": "write",
+		"path": out, "resolved": out, "answer": "persist"}
+	// A persist names the file the person confirmed; without it, or with
+	// another, nothing is written and the grant holds for the session.
+	for _, target := range []any{nil, filepath.Join(h.dir, "fence.json")} {
+		grant["target"] = target
+		if res := sc.ok("grant", grant); res["decision"] != "grant-session" {
+			t.Errorf("grant persist into %v = %v, want grant-session", target, res)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.dir, "fence.jsonc")); string(b) != hookFence {
+		t.Fatalf("fence.jsonc changed by an unconfirmed persist: %s", b)
+	}
+	grant["target"] = res["persistTarget"]
+	res = sc.ok("grant", grant)
 	if res["decision"] != "grant-persist" {
 		t.Fatalf("grant persist = %v (stderr %s)", res, sc.stderr.String())
 	}
@@ -321,6 +334,31 @@ func TestServePersist(t *testing.T) {
 	// noticed on the next call.
 	if res := sc.ok("decide", h.decideParams("fresh-session", "write", write, true)); res["allow"] != true {
 		t.Errorf("after persist, a new session's write = %v, want allow", res)
+	}
+}
+
+// TestServePersistOnlyWhereRead: persist is offered only into a file the
+// policy reads. A subdirectory with its own fence.jsonc is the policy
+// there, so the project root's file would change nothing; and a new root
+// file would take the place of a fence.jsonc in a directory above the
+// project, dropping its rules.
+func TestServePersistOnlyWhereRead(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	sc := startServe(t, h.interactive())
+	out := "/etc/picket-serve-notes.txt"
+	sub := filepath.Join(h.dir, "sub")
+	h.write("sub/fence.jsonc", hookFence)
+	params := h.decideParams(h.session, "write", map[string]any{"path": out, "content": "y"}, true)
+	params["cwd"] = sub
+	if res := sc.ok("decide", params); res["promptable"] != true || res["canPersist"] == true {
+		t.Errorf("write outside from sub/ = %v, want promptable, not persistable", res)
+	}
+	above := filepath.Dir(h.dir)
+	os.Remove(filepath.Join(h.dir, "fence.jsonc"))
+	os.RemoveAll(sub)
+	h.write(filepath.Join(above, "fence.jsonc"), hookFence)
+	if res := sc.ok("decide", h.decideParams(h.session, "write", map[string]any{"path": out, "content": "y"}, true)); res["promptable"] != true || res["canPersist"] == true {
+		t.Errorf("write outside under a parent's fence.jsonc = %v, want promptable, not persistable", res)
 	}
 }
 

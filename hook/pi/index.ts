@@ -393,7 +393,10 @@ export default function (pi: ExtensionAPI) {
 			answer = await showPrompt(ctx, { ...r.request, batch: undefined });
 		}
 		const g = must(
-			await request("grant", { session, turn: String(turn), cwd: ctx.cwd, tool, access: d.access, path: d.path, resolved: d.resolved, answer }),
+			await request("grant", {
+				session, turn: String(turn), cwd: ctx.cwd, tool, access: d.access, path: d.path, resolved: d.resolved, answer,
+				target: r.request?.persistTarget ?? "", // a persist is written there, or not at all
+			}),
 		);
 		if (g.allow !== true) return false;
 		if (answer === "session" || answer === "persist") {
