@@ -319,6 +319,8 @@ func TestMandatory(t *testing.T) {
 		"home/.cursor/hooks.json", "ws/.cursor/hooks.json",
 		"ws/.github/hooks/pre-push", "ws/.mcp.json",
 		"ws/.git/hooks/pre-commit", "ws/.git/config",
+		"ws/.git/modules/lib/hooks/pre-commit", "ws/.git/modules/lib/config", "ws/.git/modules/a/modules/b/hooks/post-checkout",
+		"ws/vendor/x/.git/hooks/pre-commit", "ws/vendor/x/.git/config",
 		"home/.bashrc", "home/.bash_profile", "home/.zshrc", "home/.zprofile", "home/.profile", "home/.gitconfig",
 		"ws/innocent",
 	}
@@ -330,7 +332,8 @@ func TestMandatory(t *testing.T) {
 		}
 		allow.check(t, "Check(read "+p+")", decide.Check(pol, decide.Read, tr.path(p), tr.ws, -1))
 	}
-	for _, p := range []string{"ws/.claude/notes.md", "ws/.github/workflows/ci.yml", "ws/.git/HEAD", "home/.bashrc.d/x", "ws/fence.jsonc.bak"} {
+	for _, p := range []string{"ws/.claude/notes.md", "ws/.github/workflows/ci.yml", "ws/.git/HEAD", "home/.bashrc.d/x", "ws/fence.jsonc.bak",
+		"ws/.git/modules/lib/HEAD", "ws/vendor/x/.git/objects/ab/cd"} {
 		allow.check(t, "Check(write "+p+")", decide.Check(pol, decide.Write, tr.path(p), tr.ws, 1))
 	}
 	// Each session mode leaves them denied.
@@ -342,6 +345,7 @@ func TestMandatory(t *testing.T) {
 	tr.writeFile("ws/fence.jsonc", `{"extends": "./conf/policy.jsonc", "filesystem": {"allowGitConfig": true}}`)
 	pol = tr.load(env).Policy
 	allow.check(t, "Check(write .git/config) with allowGitConfig", decide.Check(pol, decide.Write, ".git/config", tr.ws, 1))
+	allow.check(t, "Check(write .git/modules/lib/config) with allowGitConfig", decide.Check(pol, decide.Write, ".git/modules/lib/config", tr.ws, 1))
 	denied(decide.LayerMandatory, decide.RuleMandatory).check(t, "Check(write .git/hooks/x) with allowGitConfig", decide.Check(pol, decide.Write, ".git/hooks/x", tr.ws, 1))
 }
 

@@ -45,7 +45,13 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		add(in.Executable)
 	}
 	add(
+		// The glob covers every settings file; the two names Claude Code
+		// reads are listed too, so the shell sandbox, which cannot stop a
+		// file a glob names from being created, protects them while they
+		// do not exist.
 		"~/.claude/settings*.json", root+"/.claude/settings*.json",
+		"~/.claude/settings.json", "~/.claude/settings.local.json",
+		root+"/.claude/settings.json", root+"/.claude/settings.local.json",
 		"~/.pi/agent/extensions", "~/.pi/agent/skills", "~/.pi/agent/prompts",
 		root+"/.pi/extensions", "~/.agents/skills",
 		"~/.codex/config.toml", "~/.codex/hooks.json", root+"/.codex",
@@ -53,13 +59,16 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		"~/.cursor/hooks.json", root+"/.cursor/hooks.json",
 		root+"/.github/hooks", root+"/.mcp.json",
 		root+"/.git/hooks",
+		// Submodules keep their git dir under .git/modules; nested
+		// repositories have their own .git: their hooks run code too.
+		root+"/.git/modules/**/hooks", root+"/**/.git/hooks",
 		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile", "~/.gitconfig",
 	)
 	for _, d := range []string{"commands", "agents", "skills", "hooks"} {
 		add("~/.claude/"+d, root+"/.claude/"+d)
 	}
 	if !in.AllowGitConfig {
-		add(root + "/.git/config")
+		add(root+"/.git/config", root+"/.git/modules/**/config", root+"/**/.git/config")
 	}
 	return Rules(src, pats...)
 }

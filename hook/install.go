@@ -119,6 +119,7 @@ var claudeDenyPaths = []string{
 	"/.github/hooks/**",
 	"/.mcp.json",
 	"/.git/hooks/**",
+	"/.git/modules/**/hooks/**",
 	"/fence.jsonc",
 	"/fence.json",
 	"~/.config/fence/**",
