@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -182,7 +183,11 @@ func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
 			return // another sandbox still runs; the last one cleans up
 		}
 		b, _ := os.ReadFile(registry)
-		for _, m := range strings.Split(string(b), "\n") {
+		// Deepest first: a sandbox started while another ran made its
+		// placeholders inside the other's (.claude/commands in .claude).
+		made := strings.Split(string(b), "\n")
+		slices.SortFunc(made, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+		for _, m := range made {
 			if m != "" {
 				unix.Rmdir(m) // only an empty directory goes
 			}

@@ -309,3 +309,58 @@ func TestRunPlaceholderReplaced(t *testing.T) {
 		t.Errorf("the person's %s after the sandbox: %q, %v; want it kept", mcp, b, err)
 	}
 }
+
+// TestRunPlaceholdersOverlap: a sandbox started while another runs finds
+// the first one's placeholders as directories and makes its own inside
+// them; it still cannot create a protected file there, and once the last
+// sandbox ends none of them is left, nor after a picket killed mid-run
+// and the next run's end.
+func TestRunPlaceholdersOverlap(t *testing.T) {
+	w := newEscapeWorld(t)
+	claude := filepath.Join(w.ws, ".claude")
+	first := func() (*exec.Cmd, io.WriteCloser) {
+		c := exec.Command(w.bin, "run", "--", "sh", "-c", "read line")
+		c.Dir, c.Env = w.ws, w.env()
+		in, err := c.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); !isEmptyDir(claude); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				c.Process.Kill()
+				t.Fatalf("no placeholder at %s while the sandbox ran", claude)
+			}
+		}
+		return c, in
+	}
+	leftovers := func(when string) {
+		for _, p := range []string{".claude", ".codex", ".cursor", ".gemini", ".github", ".mcp.json", ".pi", "fence.json"} {
+			if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
+				t.Errorf("%s: placeholder %s left on the host", when, p)
+			}
+		}
+	}
+
+	a, in := first()
+	got := w.attempts(t, nil, map[string]string{"settings-local": "echo '{}' > .claude/settings.local.json", "commands": "mkdir -p .claude/commands/x"})
+	for name := range got {
+		t.Errorf("escape %q succeeded while another sandbox ran", name)
+	}
+	io.WriteString(in, "done\n")
+	in.Close()
+	if err := a.Wait(); err != nil {
+		t.Fatalf("picket run: %v", err)
+	}
+	leftovers("after overlapping runs")
+
+	a, _ = first()
+	a.Process.Kill()
+	a.Wait()
+	if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "true"); code != 0 {
+		t.Fatalf("picket run after a killed one: %d %s", code, stderr)
+	}
+	leftovers("after a killed run and the next one")
+}
