@@ -22,7 +22,8 @@
 //     created. Directories that hold protected paths are mount points, so
 //     they cannot be renamed away and recreated.
 //   - Landlock, when the kernel has it, limits writes to the writable set
-//     again, and scopes abstract unix sockets and signals to the sandbox.
+//     again, and scopes abstract unix sockets to the sandbox (signals are
+//     kept in by the PID namespace).
 //   - The command has no capabilities, its own PID, IPC, UTS, cgroup and
 //     user namespaces, a fresh /proc, a minimal /dev, a new session (no
 //     TIOCSTI injection into the caller's terminal) and no network unless

@@ -41,14 +41,21 @@ func LandlockABI() int {
 
 // restrict applies the Landlock layer to the process (every thread; the
 // command inherits it): writes only below write, connect(2) to path
-// sockets only to the listed ones (ABI 9), abstract unix sockets and
-// signals only within the sandbox (ABI 6). With abi 0 it does nothing.
+// sockets only to the listed ones (ABI 9), abstract unix sockets only
+// within the sandbox (ABI 6). With abi 0 it does nothing.
+//
+// Signals are not scoped. go-landlock restricts each thread with its own
+// landlock_restrict_self(2), which makes sibling domains, and a scoped
+// domain may not signal a sibling: the thread forwarding picket's SIGTERM
+// to the command was refused (EPERM) whenever it was not the thread that
+// started it. The sandbox's own PID namespace already leaves the command
+// no way to name a process outside it.
 func restrict(abi int, write, sockets []string) error {
 	if abi < 1 {
 		return nil
 	}
 	cfg, err := landlock.NewConfig(landlock.AccessFSSet(llHandled),
-		landlock.ScopedSet(ll.ScopeAbstractUnixSocket|ll.ScopeSignal))
+		landlock.ScopedSet(ll.ScopeAbstractUnixSocket))
 	if err != nil {
 		return fmt.Errorf("landlock config: %w", err)
 	}

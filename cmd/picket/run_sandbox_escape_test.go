@@ -364,3 +364,38 @@ func TestRunPlaceholdersOverlap(t *testing.T) {
 	}
 	leftovers("after a killed run and the next one")
 }
+
+// TestRunForwardsSignals: a signal sent to picket run reaches the
+// command, every time: the command's trap decides the exit status.
+func TestRunForwardsSignals(t *testing.T) {
+	w := newEscapeWorld(t)
+	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGTERM} {
+		c := exec.Command(w.bin, "run", "--", "sh", "-c", "trap 'exit 7' TERM INT USR1 HUP; echo ready; while :; do sleep 0.05; done")
+		c.Dir, c.Env = w.ws, w.env()
+		out, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line := make([]byte, 6)
+		if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
+			c.Process.Kill()
+			t.Fatalf("run %d: the command did not start: %q %v", i, line, err)
+		}
+		c.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		select {
+		case <-done:
+			if code := c.ProcessState.ExitCode(); code != 7 {
+				t.Errorf("run %d: %v: exit %d, want the trap's 7", i, sig, code)
+			}
+		case <-time.After(10 * time.Second):
+			c.Process.Kill()
+			<-done
+			t.Errorf("run %d: %v did not reach the command", i, sig)
+		}
+	}
+}
