@@ -162,6 +162,7 @@ func (x expansion) merge(wx expansion) expansion {
 	x.read = append(x.read, wx.read...)
 	x.symlinks = wx.symlinks
 	x.stats = wx.stats
+	x.dirs = wx.dirs
 	return x
 }
 

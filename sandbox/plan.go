@@ -46,6 +46,10 @@ type Plan struct {
 
 	Landlock  Landlock
 	Expansion Expansion
+
+	// stamps are the directories the walk read, as they were: [Run] looks
+	// in those that changed for policy files the command created.
+	stamps []dirStamp
 }
 
 // RootMode is how the sandbox's root filesystem starts.
@@ -161,7 +165,7 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	p.Expansion = x.stats
+	p.Expansion, p.stamps = x.stats, x.dirs
 	if mode == decide.WorkspaceWrite {
 		p.Write = append(p.Write, x.write...)
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,6 +54,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
+	started := time.Now()
 	if err := c.Start(); err != nil {
 		info.Close()
 		infoW.Close()
@@ -80,8 +82,27 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 				default:
 				}
 			}
-			return exitStatus(c, err, child)
+			code, err := exitStatus(c, err, child)
+			if err == nil {
+				r.quarantine(p, started)
+			}
+			return code, err
 		}
+	}
+}
+
+// quarantine moves aside the policy files the command created (see
+// [quarantine]) and says so on stderr and through r.Quarantined.
+func (r Runner) quarantine(p Plan, started time.Time) {
+	moved, complete := quarantine(p, started)
+	for _, m := range moved {
+		fmt.Fprintf(r.Stderr, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
+		if r.Quarantined != nil {
+			r.Quarantined(m)
+		}
+	}
+	if !complete {
+		fmt.Fprintf(r.Stderr, "picket: warning: the command made more than %d new entries; picket did not check them all for policy files it may have created\n", quarantineBudget)
 	}
 }
 

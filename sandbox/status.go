@@ -15,6 +15,9 @@ type Runner struct {
 	Stdout   io.Writer
 	Stderr   io.Writer
 	StateDir string // picket's state dir: placeholder bookkeeping lives here
+	// Quarantined, when set, hears of each policy file the command created
+	// and [Run] moved aside (picket audits it).
+	Quarantined func(Quarantined)
 }
 
 // UnavailableError is a sandbox that cannot be built on this machine:

@@ -77,7 +77,7 @@ func runRun(c *cli, args []string) int {
 			Reason: "picket: warning: --unsandboxed: the command ran without the shell sandbox"})
 		return c.runPlain(cmd, dir, env)
 	}
-	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead)
+	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead, *session)
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) {
 		c.errorf("cannot sandbox the command, so it did not run: %v", ue)
@@ -94,7 +94,7 @@ func runRun(c *cli, args []string) int {
 	return code
 }
 
-func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, extraRead []string) (int, error) {
+func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, extraRead []string, session string) (int, error) {
 	bwrap := sandbox.FindBwrap(c.getenv("PATH"))
 	if bwrap == "" {
 		return 0, &sandbox.UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
@@ -124,6 +124,11 @@ func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ex
 	}
 	return sandbox.Run(plan, sandbox.Runner{
 		Bwrap: bwrap, Env: env, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, StateDir: state,
+		Quarantined: func(q sandbox.Quarantined) {
+			c.audit(loaded, audit.Entry{Session: session, Decision: "block", Tool: "run", Access: "write", Path: q.Path, Resolved: q.Path,
+				Layer: string(decide.LayerMandatory), Rule: decide.RuleMandatory, Command: commandLine(cmd), Cwd: plan.Cwd,
+				Reason: "the command created a policy file; moved to " + q.MovedTo})
+		},
 	}, cmd)
 }
 

@@ -399,3 +399,45 @@ func TestRunForwardsSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestRunQuarantinesNewPolicyFiles: a kernel sandbox cannot stop a policy
+// file from being created in a writable subdirectory, where it would be
+// the policy of the next command started there. picket moves each one the
+// command created aside once it ends, audits it, and leaves the person's
+// own nested policy file and everything else alone.
+func TestRunQuarantinesNewPolicyFiles(t *testing.T) {
+	w := newEscapeWorld(t)
+	write(t, filepath.Join(w.ws, "mine", "fence.jsonc"), `{"extends": "code"}`)
+	os.MkdirAll(filepath.Join(w.ws, "old"), 0o755)
+	full := `{"picket": {"mode": "full"}}`
+	script := fmt.Sprintf("echo '%[1]s' > old/fence.jsonc && mkdir -p new/a/b/c/d/e/f/g/h/i && echo '%[1]s' > new/a/b/c/d/e/f/g/h/i/fence.json && echo kept > new/a/notes.txt", full)
+	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("picket run = %d: %s", code, stderr)
+	}
+	for _, p := range []string{"old/fence.jsonc", "new/a/b/c/d/e/f/g/h/i/fence.json"} {
+		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
+			t.Errorf("%s, created in the sandbox, is still a policy file", p)
+		}
+		if !strings.Contains(stderr, "picket: blocked: the command created the policy file "+filepath.Join(w.ws, p)) {
+			t.Errorf("stderr does not name %s: %s", p, stderr)
+		}
+		if m, _ := filepath.Glob(filepath.Join(w.ws, p) + ".quarantined-*"); len(m) != 1 {
+			t.Errorf("%s was not moved aside: %v", p, m)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(w.ws, "new/a/notes.txt")); err != nil || string(b) != "kept\n" {
+		t.Errorf("new/a/notes.txt = %q, %v; want it kept", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.ws, "mine", "fence.jsonc")); err != nil || string(b) != `{"extends": "code"}` {
+		t.Errorf("the person's mine/fence.jsonc = %q, %v; want it untouched", b, err)
+	}
+	audit, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "picket", "audit.log"))
+	if n := strings.Count(string(audit), `"decision":"block","tool":"run"`); n != 2 {
+		t.Errorf("audit has %d run blocks, want 2:\n%s", n, audit)
+	}
+	// The next command started there runs under the project's policy.
+	if code, out, _ := pk(t, w.bin, filepath.Join(w.ws, "old"), w.env(), "run", "--", "cat", filepath.Join(w.home, ".ssh", "id_rsa")); code == 0 || strings.Contains(out, "SECRET") {
+		t.Errorf("from old/, cat ~/.ssh/id_rsa = %d %q, want it hidden", code, out)
+	}
+}

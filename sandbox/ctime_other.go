@@ -1,0 +1,12 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"os"
+	"time"
+)
+
+// ctime falls back to the modification time where picket does not read
+// the inode's change time (the sandbox runs on Linux only).
+func ctime(fi os.FileInfo) time.Time { return fi.ModTime() }
