@@ -25,11 +25,13 @@
 //   - The previous content is kept as <file>.bak.<UTC timestamp>, with a
 //     timestamp that sorts by name; only the newest three are kept.
 //   - Concurrent [Grant] calls, from goroutines or from separate processes,
-//     lose nothing: each holds an exclusive flock(2) on the project root
-//     directory itself for its whole read-edit-write. Locking the directory
-//     rather than a <file>.lock beside it leaves no lock file in the project
-//     for a person to commit or delete (the rename replaces the file's inode,
-//     so the file itself cannot carry the lock).
+//     lose nothing: each holds an exclusive flock(2) on the directory of the
+//     file it writes (the project root, or where a symlinked policy file
+//     leads, so projects sharing one file share the lock) for its whole
+//     read-edit-write, and names the target again under it. Locking the
+//     directory rather than a <file>.lock beside it leaves no lock file in
+//     the project for a person to commit or delete (the rename replaces the
+//     file's inode, so the file itself cannot carry the lock).
 //   - An edit by something that does not take that lock (an editor, git) is
 //     detected: when the file's size, mtime or inode moved between the read
 //     and the rename, Grant returns an error wrapping [ErrChanged] and writes
@@ -55,8 +57,6 @@
 // as `git rev-parse --show-toplevel` would for an ordinary checkout; it does
 // not honour GIT_DIR or GIT_WORK_TREE. A symlinked policy file is followed and
 // the file it points at is edited (the link is kept); the prompt should show
-// that resolved target ([Result.Resolved] after the fact). Two projects whose
-// policy files link to one shared file take different locks, so only the
-// size/mtime/inode check stands between their writers. Backups hold the old
-// policy in plain text beside it.
+// that resolved target ([Result.Resolved] after the fact). Backups hold the
+// old policy in plain text beside it.
 package persist

@@ -88,24 +88,41 @@ func Grant(o Options) (Result, error) {
 	if err := checkPath(o.Path); err != nil {
 		return Result{}, err
 	}
-	unlock, err := lockDir(o.Root)
+	res, exists, err := o.target()
 	if err != nil {
-		return Result{}, err
+		return res, err
+	}
+	// The lock is on the directory of the file written: the project root,
+	// or wherever a symlinked policy file leads, so that two projects
+	// linking one shared file take one lock. The target is named again
+	// under it, in case it moved meanwhile.
+	unlock, err := lockDir(filepath.Dir(res.Resolved))
+	if err != nil {
+		return res, err
 	}
 	defer unlock()
-	file, exists := Target(o.Root)
-	res := Result{File: file}
-	if file != o.File {
-		return res, fmt.Errorf("the policy file to edit is now %s, not %q as confirmed: %w", file, o.File, ErrChanged)
-	}
-	res.Resolved, err = resolve(file, exists)
+	again, exists, err := o.target()
 	if err != nil {
-		return res, err
+		return again, err
 	}
-	if err := refuse(res.Resolved, o.Refuse); err != nil {
-		return res, err
+	if again.Resolved != res.Resolved {
+		return again, fmt.Errorf("%s now leads to %s, not %s: %w", again.File, again.Resolved, res.Resolved, ErrChanged)
 	}
-	return o.edit(res, key, exists)
+	return o.edit(again, key, exists)
+}
+
+// target names the file to edit, checks it is the one the person
+// confirmed, and resolves it.
+func (o Options) target() (res Result, exists bool, err error) {
+	file, exists := Target(o.Root)
+	res = Result{File: file}
+	if file != o.File {
+		return res, exists, fmt.Errorf("the policy file to edit is now %s, not %q as confirmed: %w", file, o.File, ErrChanged)
+	}
+	if res.Resolved, err = resolve(file, exists); err != nil {
+		return res, exists, err
+	}
+	return res, exists, refuse(res.Resolved, o.Refuse)
 }
 
 // edit reads (or scaffolds), patches, validates and writes the file.

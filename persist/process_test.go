@@ -115,6 +115,47 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	}
 }
 
+// TestConcurrentLinkedProjectsLoseNothing: two projects whose fence.jsonc
+// link to one shared file take one lock, that of the shared file's
+// directory, so their writers lose nothing either.
+func TestConcurrentLinkedProjectsLoseNothing(t *testing.T) {
+	base := t.TempDir()
+	shared := filepath.Join(base, "shared", "fence.jsonc")
+	os.MkdirAll(filepath.Dir(shared), 0o755)
+	writeFile(t, shared, `{"extends": "code"}`)
+	const n = 40
+	var wg sync.WaitGroup
+	for _, project := range []string{"a", "b"} {
+		root := filepath.Join(base, project)
+		os.MkdirAll(root, 0o755)
+		if err := os.Symlink("../shared/fence.jsonc", filepath.Join(root, "fence.jsonc")); err != nil {
+			t.Fatal(err)
+		}
+		cmd := child(t, "add", root, "PERSIST_PREFIX=/"+project, "PERSIST_N="+strconv.Itoa(n))
+		wg.Go(func() {
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("child %s: %v\n%s", project, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	doc, err := decode([]byte(readFile(t, shared)))
+	if err != nil {
+		t.Fatalf("policy no longer parses: %v", err)
+	}
+	got := map[string]bool{}
+	for _, p := range doc.(map[string]any)["filesystem"].(map[string]any)["allowRead"].([]any) {
+		got[p.(string)] = true
+	}
+	for _, project := range []string{"/a", "/b"} {
+		for i := range n {
+			if p := fmt.Sprintf("%s/%d", project, i); !got[p] {
+				t.Errorf("lost %s", p)
+			}
+		}
+	}
+}
+
 func TestKilledWriterLeavesOldFile(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "fence.jsonc")
