@@ -218,9 +218,17 @@ func (p Policy) permissionOf(path string) (Permission, bool) {
 	return best, found
 }
 
+// permMatches reports whether a permissions rule covers path. A "none"
+// rule also covers what is below a directory it matches, as a directory
+// that does not exist has nothing in it: a "**/.env*" that hides .env.d
+// hides .env.d/prod too (it still competes with the rules that match the
+// file itself, by priority). Other levels match as written.
 func permMatches(pt *pattern, pm Permission, path string) bool {
-	if pm.Type == "file" {
+	switch {
+	case pm.Type == "file":
 		return path == pt.abs
+	case pm.Permission == LevelNone:
+		return pt.matchUnder(path)
 	}
 	return pt.matchExact(path)
 }

@@ -171,6 +171,8 @@ func TestAgentFensePriority(t *testing.T) {
 		}, []probe{
 			{"app/main.py", decide.Read, true}, {"config/.env", decide.Read, false},
 			{"config/.env.local", decide.List, false}, {"config/.env.public", decide.Read, true},
+			// A hidden directory hides what it holds.
+			{"config/.env.d/prod", decide.Read, false}, {"config/.env.d/sub/x", decide.List, false},
 		}},
 		{"default deny, explicit allow", []decide.Permission{
 			perm("**/*", decide.LevelNone, 0, ""),
@@ -195,7 +197,12 @@ func TestAgentFensePriority(t *testing.T) {
 			{"secrets/private.key", decide.Read, false}, {"secrets/public.key", decide.Read, true},
 			{"metadata/index.csv", decide.List, true}, {"metadata/index.csv", decide.Read, false},
 			{"output/log.txt", decide.Write, true}, {"docs/a.md", decide.Write, false},
+			{"config/.env.d/prod", decide.Read, false}, {"keys.key/server", decide.Read, false},
 		}},
+		{"view on a directory glob is that directory only", []decide.Permission{
+			perm("**/*", decide.LevelRead, 0, ""),
+			perm("**/cache*", decide.LevelView, 10, ""),
+		}, []probe{{"cache1", decide.Read, false}, {"cache1", decide.List, true}, {"cache1/data.txt", decide.Read, true}}},
 		{"directory type outranks glob", []decide.Permission{
 			perm("docs/**", decide.LevelRead, 0, ""),
 			perm("docs", decide.LevelWrite, 0, "directory"),
