@@ -41,6 +41,10 @@ type ClaudeInstall struct {
 	ShellPrefix string
 }
 
+// DenyRules are the permissions.deny rules install adds and uninstall
+// removes: o.Deny, or picket's own for the scope.
+func (o ClaudeInstall) DenyRules() []string { return o.deny() }
+
 func (o ClaudeInstall) deny() []string {
 	switch {
 	case o.Deny != nil:
@@ -318,8 +322,9 @@ func installGroup(hooks *settingsObject, eg eventGroup, command string) (bool, e
 // too.
 // When there is nothing to remove it returns settings unchanged.
 //
-// A deny rule that was in the file before install is indistinguishable from
-// one install added, and is removed as well.
+// It removes the deny rules of opts.Deny, or when that is nil all of
+// picket's: callers that recorded what install added (see
+// [ClaudeDenyMissing]) pass that, so a rule the person had before stays.
 func UninstallClaude(settings []byte, opts ClaudeInstall) ([]byte, error) {
 	if opts.Command == "" {
 		return nil, errors.New("no hook command to uninstall")
@@ -419,6 +424,39 @@ func removeDeny(root *settingsObject, rules []string) (bool, error) {
 		root.set("permissions", perms.marshal())
 	}
 	return true, nil
+}
+
+// ClaudeDenyMissing returns the rules of opts' deny list that settings
+// (the bytes of a Claude Code settings.json) does not hold yet: what
+// [InstallClaude] would add. picket records them, so that uninstall takes
+// out those and leaves rules the person had written themselves.
+func ClaudeDenyMissing(settings []byte, opts ClaudeInstall) ([]string, error) {
+	root, err := parseSettings(settings)
+	if err != nil {
+		return nil, err
+	}
+	perms, err := root.child("permissions")
+	if err != nil {
+		return nil, err
+	}
+	list, err := perms.array("deny")
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, r := range list {
+		var s string
+		if json.Unmarshal(r, &s) == nil {
+			have[s] = true
+		}
+	}
+	var missing []string
+	for _, r := range opts.deny() {
+		if !have[r] {
+			missing = append(missing, r)
+		}
+	}
+	return missing, nil
 }
 
 // addStrings appends to o[key] the strings it lacks.

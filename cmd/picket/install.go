@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/picketdev/picket/hook"
@@ -87,7 +92,26 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 		return 2
 	}
 	opts.User = *user
-	apply := func(b []byte) ([]byte, error) { return edit(b, opts) }
+	record := c.installRecord(path)
+	if name == "uninstall" && !*print {
+		opts.Deny = record.load() // nil when install left no record: all of picket's
+	}
+	var added []string
+	apply := func(b []byte) ([]byte, error) {
+		if name == "install" {
+			missing, err := hook.ClaudeDenyMissing(b, opts)
+			if err != nil {
+				return nil, err
+			}
+			added = missing
+			if record.load() == nil && c.claudeHooksIn(b, opts) {
+				// Installed by a picket that kept no record: the rules
+				// there are taken as its own, as that picket would have.
+				added = opts.DenyRules()
+			}
+		}
+		return edit(b, opts)
+	}
 	if *print {
 		return c.printSettings(path, apply)
 	}
@@ -95,6 +119,9 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	if err != nil {
 		c.errorf("%s claude: %v", name, err)
 		return 2
+	}
+	if err := record.update(name, added); err != nil {
+		c.warnf("could not record which deny rules %s added (uninstall will take out all of picket's): %v", path, err)
 	}
 	switch {
 	case !changed:
@@ -197,4 +224,66 @@ func (c *cli) projectRootFrom(cwd string) (string, error) {
 		}
 	}
 	return cwd, nil
+}
+
+// installRecord remembers, in picket's state dir, which permissions.deny
+// rules install added to one settings file, so that uninstall takes out
+// exactly those and leaves the rules the person had written themselves.
+type installRecord struct{ file string }
+
+func (c *cli) installRecord(settings string) installRecord {
+	sum := sha256.Sum256([]byte(settings))
+	return installRecord{filepath.Join(c.stateDir(), "installs", "claude-"+hex.EncodeToString(sum[:12])+".json")}
+}
+
+// load returns the recorded rules, or nil when there is no record.
+func (r installRecord) load() []string {
+	b, err := os.ReadFile(r.file)
+	if err != nil {
+		return nil
+	}
+	var rec struct{ Deny []string }
+	if json.Unmarshal(b, &rec) != nil {
+		return nil
+	}
+	if rec.Deny == nil {
+		rec.Deny = []string{}
+	}
+	return rec.Deny
+}
+
+// update adds what install added to the record; uninstall drops it.
+func (r installRecord) update(cmd string, added []string) error {
+	if cmd != "install" {
+		if err := os.Remove(r.file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	deny := r.load()
+	for _, a := range added {
+		if !slices.Contains(deny, a) {
+			deny = append(deny, a)
+		}
+	}
+	if deny == nil {
+		deny = []string{}
+	}
+	b, err := json.Marshal(struct {
+		Deny []string `json:"deny"`
+	}{deny})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.file), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(r.file, b, 0o600)
+}
+
+// claudeHooksIn reports whether settings already hold picket's hooks.
+func (c *cli) claudeHooksIn(settings []byte, opts hook.ClaudeInstall) bool {
+	opts.Deny, opts.ShellPrefix = []string{}, ""
+	out, err := hook.UninstallClaude(settings, opts)
+	return err == nil && !bytes.Equal(out, settings)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,58 @@ func TestInstallClaudeProject(t *testing.T) {
 	if got, _ := os.ReadFile(path); r.code != 0 || string(got) != "{\n  \"model\": \"opus\"\n}\n" {
 		t.Errorf("uninstall: exit %d, settings now:\n%s", r.code, got)
 	}
+}
+
+// TestUninstallKeepsThePersonsDenyRules: deny rules the person had
+// written before install, even ones picket would add too, stay after
+// uninstall; only what install added goes. An install by a picket that
+// kept no record is taken to have added all of its rules.
+func TestUninstallKeepsThePersonsDenyRules(t *testing.T) {
+	project := t.TempDir()
+	env := []string{"HOME=" + t.TempDir(), "CLAUDE_PROJECT_DIR=" + project}
+	path := filepath.Join(project, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	mine := `{"permissions": {"deny": ["Edit(~/.bashrc)", "Write(/.git/hooks/**)", "Read(./secret)"]}, "env": {"KEEP": "1"}}`
+	os.WriteFile(path, []byte(mine), 0o644)
+	if r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("install: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("uninstall: exit %d: %s", r.code, r.stderr)
+	}
+	var got, want any
+	b, _ := os.ReadFile(path)
+	json.Unmarshal(b, &got)
+	json.Unmarshal([]byte(mine), &want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after install and uninstall:\n%s\nwant the person's own settings:\n%s", b, mine)
+	}
+
+	// An older install, with no record: uninstall takes out all of
+	// picket's rules, as before, and a reinstall records them so.
+	if r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	records, _ := filepath.Glob(filepath.Join(stateDirOf(env), "installs", "claude-*.json"))
+	for _, f := range records {
+		os.Remove(f)
+	}
+	runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket")
+	runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket")
+	b, _ = os.ReadFile(path)
+	if strings.Contains(string(b), "Edit(~/.bashrc)") || !strings.Contains(string(b), "Read(./secret)") {
+		t.Errorf("uninstall after a recordless install:\n%s\nwant picket's rules gone, the others kept", b)
+	}
+}
+
+// stateDirOf is picket's state dir for a test environment.
+func stateDirOf(env []string) string {
+	for _, kv := range env {
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+			return filepath.Join(h, ".local", "state", "picket")
+		}
+	}
+	return ""
 }
 
 func TestInstallClaudeUserPrint(t *testing.T) {
