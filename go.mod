@@ -37,3 +37,5 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v5 => ./third_party/jsonschema
+
+replace github.com/charmbracelet/bubbletea => ./third_party/bubbletea

@@ -441,3 +441,51 @@ func TestRunQuarantinesNewPolicyFiles(t *testing.T) {
 		t.Errorf("from old/, cat ~/.ssh/id_rsa = %d %q, want it hidden", code, out)
 	}
 }
+
+// TestNoTerminalQueryAtStart: picket does not ask the terminal anything
+// when it starts. Bubble Tea's upstream init queried the background colour
+// in every process, and a terminal that never answers (a "docker run -t"
+// pty) held each picket command for 5 s (third_party/bubbletea).
+func TestNoTerminalQueryAtStart(t *testing.T) {
+	bin := picketBin(t, t.TempDir())
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(bin, "version")
+	c.Env = []string{"HOME=" + t.TempDir(), "TERM=xterm-256color"}
+	c.Stdin, c.Stdout, c.Stderr = pts, pts, pts
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	var out []byte
+	buf := make([]byte, 4096)
+	for {
+		k, err := ptmx.Read(buf)
+		out = append(out, buf[:k]...)
+		if err != nil {
+			break
+		}
+	}
+	c.Wait()
+	if strings.Contains(string(out), "\x1b]11;?") || strings.Contains(string(out), "\x1b[6n") {
+		t.Errorf("picket version queried the terminal: %q", out)
+	}
+	if !strings.Contains(string(out), "picket") {
+		t.Errorf("picket version wrote %q", out)
+	}
+}
