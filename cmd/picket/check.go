@@ -18,15 +18,16 @@ func runCheck(c *cli, args []string) int {
 	cwd := fs.String("cwd", "", "working directory the paths are relative to")
 	config := fs.String("config", "", "policy file to use instead of discovery")
 	asJSON := fs.Bool("json", false, "print one JSON decision per line")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fs.NArg() < 2 {
+	if len(pos) < 2 {
 		c.errorf("check needs ACCESS and at least one PATH")
 		c.hintf("picket check read ~/.ssh/id_rsa")
 		return 2
 	}
-	access, err := decide.ParseAccess(fs.Arg(0))
+	access, err := decide.ParseAccess(pos[0])
 	if err != nil {
 		c.errorf("%v", err)
 		return 2
@@ -37,7 +38,7 @@ func runCheck(c *cli, args []string) int {
 		return 2
 	}
 	status := 0
-	for _, p := range fs.Args()[1:] {
+	for _, p := range pos[1:] {
 		d := decide.Check(loaded.Policy, access, p, loaded.Env.Cwd, -1)
 		if !d.Allow {
 			status = 1

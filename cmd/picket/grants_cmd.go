@@ -60,19 +60,20 @@ func (c *cli) revokeGrant(args []string) int {
 	fs := flag.NewFlagSet("grants revoke", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	session := fs.String("session", "", "the session holding the grant (default: every session)")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fs.NArg() != 2 {
+	if len(pos) != 2 {
 		c.errorf("grants revoke needs ACCESS and PATH")
 		return 2
 	}
-	access, err := decide.ParseAccess(fs.Arg(0))
+	access, err := decide.ParseAccess(pos[0])
 	if err != nil {
 		c.errorf("%v", err)
 		return 2
 	}
-	path := fs.Arg(1)
+	path := pos[1]
 	if env, err := c.policyEnv("", ""); err == nil {
 		if _, r, err := decide.Canonicalize(path, env.Cwd, env.Home); err == nil {
 			path = r

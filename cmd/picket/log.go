@@ -102,15 +102,9 @@ func (c *cli) parseLogArgs(args []string, now time.Time) (logOptions, bool) {
 	fs.StringVar(&o.filter.Session, "session", "", "")
 	fs.StringVar(&o.filter.Decision, "decision", "", "")
 	since := fs.String("since", "", "")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return o, false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return o, false
 	}
 	if len(pos) > 1 {
 		c.errorf("log takes at most one N, got %q", pos)

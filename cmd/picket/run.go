@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"github.com/picketdev/picket/decide"
 	"io"
@@ -104,3 +105,23 @@ Usage:
 
 ACCESS is one of list, read, write.
 `
+
+// parseInterspersed parses fs's flags wherever they stand among the
+// positional arguments ("picket grants revoke read /p --session S"), and
+// returns the positional ones. After "--" everything is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
