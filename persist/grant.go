@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -151,6 +152,7 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 		res.AlreadyPresent = true
 		return res, nil
 	}
+	out = sameLineEnds(src, out)
 	if o.Validate != nil {
 		if err := o.Validate(res.File, out); err != nil {
 			return res, fmt.Errorf("refusing to write %s: the edit fails validation: %w", res.File, err)
@@ -247,4 +249,15 @@ func read(file string) (fs.FileInfo, []byte, error) {
 		return nil, nil, fmt.Errorf("failed to read %s: %w", file, err)
 	}
 	return fi, src, nil
+}
+
+// sameLineEnds gives out the CRLF line ends of src when every line of src
+// ends so: the entry's new lines are written with LF.
+func sameLineEnds(src, out []byte) []byte {
+	crlf := bytes.Count(src, []byte("\r\n"))
+	if crlf == 0 || crlf != bytes.Count(src, []byte("\n")) {
+		return out
+	}
+	lf := bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))
+	return bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n"))
 }

@@ -525,3 +525,25 @@ func TestGrantOnlyIntoConfirmedFile(t *testing.T) {
 		t.Errorf("Grant with no confirmed file = %v, want ErrChanged", err)
 	}
 }
+
+// TestGrantKeepsCRLF: in a file whose lines all end in CRLF, the new
+// lines do too; a file with LF lines stays LF.
+func TestGrantKeepsCRLF(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "fence.jsonc")
+	src := "// policy\r\n{\r\n  \"extends\": \"code\",\r\n  \"filesystem\": {\r\n    \"allowRead\": [\"/a\"]\r\n  }\r\n}\r\n"
+	writeFile(t, file, src)
+	if _, err := grant(Options{Root: root, Access: "read", Path: "/b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := grant(Options{Root: root, Access: "write", Path: "/c"}); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, file)
+	if n, crlf := strings.Count(got, "\n"), strings.Count(got, "\r\n"); n != crlf {
+		t.Errorf("%d of %d line ends are CRLF:\n%q", crlf, n, got)
+	}
+	if !strings.HasPrefix(got, "// policy\r\n{\r\n  \"extends\": \"code\",\r\n") || !strings.Contains(got, `"/b"`) || !strings.Contains(got, `"/c"`) {
+		t.Errorf("edit lost content:\n%q", got)
+	}
+}
