@@ -58,6 +58,15 @@ const (
 	AnswerIndividually Answer = "individually"
 )
 
+// Grants reports whether the answer lets the call through.
+func (a Answer) Grants() bool {
+	switch a {
+	case AnswerOnce, AnswerSession, AnswerPersist, AnswerAllowAllOnce:
+		return true
+	}
+	return false
+}
+
 // DefaultTimeoutSeconds is the timeout used when [Request.TimeoutSeconds] is
 // not positive.
 const DefaultTimeoutSeconds = 60

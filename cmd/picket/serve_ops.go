@@ -155,6 +155,9 @@ func (s *server) grant(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.c.headless(loaded) && ans.Grants() {
+		return nil, errors.New("no grant here: picket is headless (CI is set, --headless, or the prompt surface is off), where every block is final")
+	}
 	path := r.Path
 	if path == "" {
 		path = r.Resolved

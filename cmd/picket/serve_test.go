@@ -362,6 +362,28 @@ func TestServePersistOnlyWhereRead(t *testing.T) {
 	}
 }
 
+// TestServeHeadlessGrantsNothing: with CI set every block is final; a
+// grant op that would let a call through is refused, and a deny is taken.
+func TestServeHeadlessGrantsNothing(t *testing.T) {
+	h := newHookProject(t, hookFence) // CI=1
+	sc := startServe(t, h.env)
+	envPath := filepath.Join(h.dir, ".env")
+	for _, answer := range []string{"once", "session", "persist", "allow-all-once"} {
+		res := sc.call("grant", map[string]any{"session": h.session, "turn": "t1", "cwd": h.dir, "tool": "read", "access": "read",
+			"path": envPath, "resolved": envPath, "answer": answer, "target": filepath.Join(h.dir, "fence.jsonc")})
+		if res["ok"] != false || !strings.Contains(fmt.Sprint(res["error"]), "headless") {
+			t.Errorf("headless grant %s = %v, want refused", answer, res)
+		}
+	}
+	if res := sc.ok("decide", h.decideParams(h.session, "read", map[string]any{"path": ".env"}, false)); res["allow"] != false {
+		t.Errorf("after refused grants, read .env = %v, want a block", res)
+	}
+	if res := sc.ok("grant", map[string]any{"session": h.session, "turn": "t1", "cwd": h.dir, "tool": "read", "access": "read",
+		"path": envPath, "resolved": envPath, "answer": "deny"}); res["allow"] != false {
+		t.Errorf("headless deny = %v", res)
+	}
+}
+
 func TestServeBatchAndDenyAll(t *testing.T) {
 	h := newHookProject(t, hookFence)
 	sc := startServe(t, h.interactive())
