@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -37,7 +38,15 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	if err != nil {
 		return abs, "", err
 	}
+	if selfNamed(abs) {
+		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
+	}
 	if r, ok := kernelResolve(abs); ok {
+		// The kernel followed the links in this process; walk them again
+		// to see none of them names the calling process.
+		if selfNamed(r) || r != filepath.Clean(abs) && errors.Is(walkLinks(abs), errSelfProcess) {
+			return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
+		}
 		return abs, r, nil
 	}
 	resolved, err = resolve(abs, os.Lstat)
@@ -45,6 +54,30 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: err}
 	}
 	return abs, resolved, nil
+}
+
+// errSelfProcess is a path through /proc/self, /proc/thread-self or
+// /dev/fd (or /dev/stdin and the like, which lead there): it names the
+// process that opens it, which is the agent, while picket would resolve it
+// in its own process and judge another file.
+var errSelfProcess = errors.New("it names the calling process (/proc/self, /dev/fd), which for the tool is the agent, not picket")
+
+// selfNamed reports whether p is, or is below, a name of the calling
+// process: /proc/self, /proc/thread-self, /dev/fd, /dev/std{in,out,err},
+// or /proc/<picket's pid>, where the others lead.
+func selfNamed(p string) bool {
+	for _, s := range []string{"/proc/self", "/proc/thread-self", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/" + strconv.Itoa(os.Getpid())} {
+		if p == s || strings.HasPrefix(p, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// walkLinks resolves abs as [resolve] does, for its error alone.
+func walkLinks(abs string) error {
+	_, err := resolve(abs, os.Lstat)
+	return err
 }
 
 // absolute expands "~" and anchors a relative path on cwd, lexically. It does
@@ -104,6 +137,9 @@ func resolve(abs string, lstat func(string) (fs.FileInfo, error)) (string, error
 		}
 		if err != nil {
 			return "", errno(err)
+		}
+		if selfNamed(next) {
+			return "", errSelfProcess
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			links++

@@ -95,6 +95,32 @@ func TestCanonicalizeErrors(t *testing.T) {
 	}
 }
 
+// TestCanonicalizeSelfProcess: a path through /proc/self or /dev/fd names
+// the process that opens it, the agent, not picket; resolving it in
+// picket's own process would judge another file, so it is an error,
+// reached directly or through a link. Another process's /proc entry is
+// global, and resolves.
+func TestCanonicalizeSelfProcess(t *testing.T) {
+	tr := newTree(t)
+	tr.file("ws/main.go")
+	tr.link("/proc/self/cwd", "ws/me")
+	tr.link("/dev/stdin", "ws/in")
+	for _, p := range []string{"/proc/self/environ", "/proc/self/cwd/main.go", "/proc/thread-self/root/etc/passwd",
+		"/dev/fd/0", "/dev/stdin", "/dev/stderr", "me/main.go", "in", fmt.Sprintf("/proc/%d/environ", os.Getpid())} {
+		_, resolved, err := decide.Canonicalize(p, tr.ws, tr.home)
+		if err == nil || !strings.Contains(err.Error(), "calling process") || resolved != "" {
+			t.Errorf("Canonicalize(%s) = %q, %v, want the calling-process error", p, resolved, err)
+		}
+		d := decide.Check(decide.MustCompile(tr.spec()), decide.Read, p, tr.ws, -1)
+		if d.Allow || !strings.Contains(d.Suggestion, "/proc/self") {
+			t.Errorf("Check(read %s) = %+v, want a deny that says why", p, d)
+		}
+	}
+	if _, r, err := decide.Canonicalize("/proc/1/environ", tr.ws, tr.home); err != nil || r != "/proc/1/environ" {
+		t.Errorf("Canonicalize(/proc/1/environ) = %q, %v", r, err)
+	}
+}
+
 // TestCanonicalizeLinkLimit follows 40 links, as Linux does, and stops at 41.
 func TestCanonicalizeLinkLimit(t *testing.T) {
 	tr := newTree(t)

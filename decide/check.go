@@ -36,6 +36,8 @@ func canonSuggestion(err error) string {
 		return "a component of the path is a file, not a directory; check the path"
 	case errors.Is(err, syscall.EACCES):
 		return "a directory on the way cannot be searched; use a path picket can resolve"
+	case errors.Is(err, errSelfProcess):
+		return "use the file's own path, not one through /proc/self or /dev/fd"
 	case errors.Is(err, syscall.EINVAL):
 		return "the path holds a NUL byte; use a plain path"
 	case errors.As(err, &pe):
