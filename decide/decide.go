@@ -277,6 +277,21 @@ func (p Policy) permissionDeny(d Decision, pm Permission) Decision {
 		"write somewhere else, or ask the person to raise its picket.permissions level")
 }
 
+// deniedExt returns the denied extension name ends with, "": each suffix
+// from a dot is one, so ".tar.gz" is denied in "a.tar.gz" as ".gz" is.
+func (p Policy) deniedExt(name string) string {
+	if len(p.c.denyExt) == 0 {
+		return ""
+	}
+	base := strings.ToLower(filepath.Base(name))
+	for i := 0; i < len(base); i++ {
+		if base[i] == '.' && p.c.denyExt[base[i:]] {
+			return base[i:]
+		}
+	}
+	return ""
+}
+
 // writeGuard applies picket.writeGuards' size and extension limits.
 func (p Policy) writeGuard(d Decision, r Request) (Decision, bool) {
 	g := p.spec.WriteGuards
@@ -286,8 +301,7 @@ func (p Policy) writeGuard(d Decision, r Request) (Decision, bool) {
 			fmt.Sprintf("the write is %d bytes, over the %d-byte limit", r.Size, g.MaxBytes),
 			"write smaller files, or split the content"), true
 	}
-	ext := strings.ToLower(filepath.Ext(r.Resolved))
-	if ext != "" && p.c.denyExt[ext] {
+	if ext := p.deniedExt(r.Resolved); ext != "" {
 		src.Pattern = ext
 		return deny(d, LayerWriteGuard, RuleDenyExtensions, src,
 			fmt.Sprintf("writes of %s files are denied", ext),
