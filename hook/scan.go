@@ -32,17 +32,20 @@ type Hidden struct {
 // as a direct call would be, so a rule written for either catches it. An
 // entry that is a symlink is judged by its target, and a link to a
 // directory is walked at its target, as a tool that follows links would
-// read it; a link back to a directory on the current path is not followed
-// again, so loops end. filter, when set, limits what the tool reaches: one
-// glob over the relative path, or with grep a ripgrep --glob list (see
-// [Target.FilterBase]). Entries the person granted for the session
-// (granted, when not nil) count as allowed.
+// read it (Claude Code 2.1.197 runs ripgrep without --follow, so this is
+// the cautious side). Each directory is walked once, under the first
+// spelling from which the filter can reach into it, so loops end and a
+// pnpm node_modules is walked at its real size; a spelling the filter
+// reaches nothing below does not use a directory up. filter, when set,
+// limits what the tool reaches: one glob over the relative path, or with
+// grep a ripgrep --glob list (see [Target.FilterBase]). Entries the person
+// granted for the session (granted, when not nil) count as allowed.
 func FindDenied(p decide.Policy, access decide.Access, root, real, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
 	fi, err := os.Stat(real)
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	w := walker{p: p, access: access, filter: filter, grep: grep, granted: granted, onPath: map[string]bool{}}
+	w := walker{p: p, access: access, filter: filter, grep: grep, granted: granted, entered: map[string]bool{}}
 	hit, err := w.dir(real, root, "")
 	if errors.Is(err, errTooLarge) {
 		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, real)
@@ -57,19 +60,19 @@ type walker struct {
 	grep    bool
 	seen    int
 	granted func(decide.Access, string) bool
-	onPath  map[string]bool // resolved directories from the root down to the one being walked
+	entered map[string]bool // directories walked, by resolved path
 }
 
 // dir walks one directory: real is its resolved path, spelled the path the
-// tool reaches it by, rel the part of spelled below the root. A directory
-// reached again by another spelling is walked again, since the filter and
-// the rules may judge that spelling differently; ScanLimit bounds the work.
+// tool reaches it by, rel the part of spelled below the root.
 func (w *walker) dir(real, spelled, rel string) (*Hidden, error) {
-	if w.onPath[real] {
-		return nil, nil // a symlink loop
+	if rel != "" && !w.reachable(rel, true) {
+		return nil, nil // the filter reaches nothing below this spelling
 	}
-	w.onPath[real] = true
-	defer delete(w.onPath, real)
+	if w.entered[real] {
+		return nil, nil // a symlink loop, or a tree already walked
+	}
+	w.entered[real] = true
 	entries, err := os.ReadDir(real)
 	if err != nil {
 		return nil, nil // the tool cannot read it either
@@ -91,7 +94,7 @@ func (w *walker) dir(real, spelled, rel string) (*Hidden, error) {
 			continue
 		}
 		// A tool that follows symlinks (ripgrep with --follow) reads a
-		// linked directory's tree too: walk the target.
+		// linked directory's tree too: walk the target, once.
 		if sub := w.subdir(childReal, e, d); sub != "" {
 			if hit, err := w.dir(sub, childSpelled, childRel); hit != nil || err != nil {
 				return hit, err

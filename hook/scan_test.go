@@ -71,8 +71,8 @@ func TestGrepGlobs(t *testing.T) {
 }
 
 // TestFindDeniedSpellings: the walk judges every entry as the tool reaches
-// it (its spelling below the root) and as resolved, and a directory
-// reached by several spellings is walked under each.
+// it (its spelling below the root) and as resolved, and a spelling the
+// filter reaches nothing below does not use up the directory it names.
 func TestFindDeniedSpellings(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
