@@ -42,9 +42,9 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
 	}
 	if r, ok := kernelResolve(abs); ok {
-		// The kernel followed the links in this process; walk them again
-		// to see none of them names the calling process.
-		if selfNamed(r) || r != filepath.Clean(abs) && errors.Is(walkLinks(abs), errSelfProcess) {
+		// The kernel followed no magic link, so a name of this process
+		// shows in its answer (/proc/self/environ is /proc/<pid>/environ).
+		if selfNamed(r) {
 			return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
 		}
 		return abs, r, nil
@@ -66,19 +66,18 @@ var errSelfProcess = errors.New("it names the calling process (/proc/self, /dev/
 // process: /proc/self, /proc/thread-self, /dev/fd, /dev/std{in,out,err},
 // or /proc/<picket's pid>, where the others lead.
 func selfNamed(p string) bool {
-	for _, s := range []string{"/proc/self", "/proc/thread-self", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/" + strconv.Itoa(os.Getpid())} {
-		if p == s || strings.HasPrefix(p, s+"/") {
+	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/dev/") {
+		return false
+	}
+	for _, s := range selfNames {
+		if p == s || strings.HasPrefix(p, s) && p[len(s)] == '/' {
 			return true
 		}
 	}
 	return false
 }
 
-// walkLinks resolves abs as [resolve] does, for its error alone.
-func walkLinks(abs string) error {
-	_, err := resolve(abs, os.Lstat)
-	return err
-}
+var selfNames = []string{"/proc/self", "/proc/thread-self", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/" + strconv.Itoa(os.Getpid())}
 
 // absolute expands "~" and anchors a relative path on cwd, lexically. It does
 // not clean the path: ".." must be applied after symlinks are resolved.

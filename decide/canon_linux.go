@@ -33,7 +33,11 @@ func kernelResolve(abs string) (string, bool) {
 		// path too.
 		return filepath.Clean(abs), true
 	}
-	fd, err = unix.Open(abs, unix.O_PATH|unix.O_CLOEXEC, 0)
+	// Follow the links, but not the magic ones (/proc/<pid>/cwd, fd/N): one
+	// of those may name the calling process, which [Canonicalize] must see,
+	// so a path through one is walked link by link instead.
+	how.Resolve = unix.RESOLVE_NO_MAGICLINKS
+	fd, err = unix.Openat2(unix.AT_FDCWD, abs, &how)
 	if err == unix.ENOENT {
 		return kernelResolveNew(abs)
 	}
@@ -72,7 +76,8 @@ func kernelResolveNew(abs string) (string, bool) {
 	if err := unix.Lstat(abs, &st); err != unix.ENOENT {
 		return "", false
 	}
-	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &how)
 	if err != nil {
 		return "", false
 	}

@@ -105,8 +105,9 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 	tr.file("ws/main.go")
 	tr.link("/proc/self/cwd", "ws/me")
 	tr.link("/dev/stdin", "ws/in")
+	tr.link("/proc/self/environ", "ws/env")
 	for _, p := range []string{"/proc/self/environ", "/proc/self/cwd/main.go", "/proc/thread-self/root/etc/passwd",
-		"/dev/fd/0", "/dev/stdin", "/dev/stderr", "me/main.go", "in", fmt.Sprintf("/proc/%d/environ", os.Getpid())} {
+		"/dev/fd/0", "/dev/stdin", "/dev/stderr", "me/main.go", "me/new.go", "me", "in", "env", fmt.Sprintf("/proc/%d/environ", os.Getpid())} {
 		_, resolved, err := decide.Canonicalize(p, tr.ws, tr.home)
 		if err == nil || !strings.Contains(err.Error(), "calling process") || resolved != "" {
 			t.Errorf("Canonicalize(%s) = %q, %v, want the calling-process error", p, resolved, err)
