@@ -279,22 +279,10 @@ func TestRunSockets(t *testing.T) {
 func TestRunPlaceholderReplaced(t *testing.T) {
 	w := newEscapeWorld(t)
 	mcp := filepath.Join(w.ws, ".mcp.json")
-	c := exec.Command(w.bin, "run", "--", "sh", "-c", "read line")
-	c.Dir, c.Env = w.ws, w.env()
-	in, err := c.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !isEmptyDir(mcp) {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
-			t.Fatalf("no placeholder at %s while the sandbox ran", mcp)
-		}
-		time.Sleep(10 * time.Millisecond)
+	c, in := startWaiting(t, w)
+	if !isEmptyDir(mcp) {
+		c.Process.Kill()
+		t.Fatalf("no placeholder at %s while the sandbox ran", mcp)
 	}
 	if err := os.Remove(mcp); err != nil {
 		t.Fatal(err)
@@ -319,20 +307,10 @@ func TestRunPlaceholdersOverlap(t *testing.T) {
 	w := newEscapeWorld(t)
 	claude := filepath.Join(w.ws, ".claude")
 	first := func() (*exec.Cmd, io.WriteCloser) {
-		c := exec.Command(w.bin, "run", "--", "sh", "-c", "read line")
-		c.Dir, c.Env = w.ws, w.env()
-		in, err := c.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(10 * time.Second); !isEmptyDir(claude); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				c.Process.Kill()
-				t.Fatalf("no placeholder at %s while the sandbox ran", claude)
-			}
+		c, in := startWaiting(t, w)
+		if !isEmptyDir(claude) {
+			c.Process.Kill()
+			t.Fatalf("no placeholder at %s while the sandbox ran", claude)
 		}
 		return c, in
 	}
@@ -488,4 +466,29 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 	if !strings.Contains(string(out), "picket") {
 		t.Errorf("picket version wrote %q", out)
 	}
+}
+
+// startWaiting starts a sandboxed shell that waits for a line on stdin,
+// and returns once it runs (its mounts are made).
+func startWaiting(t *testing.T, w escapeWorld) (*exec.Cmd, io.WriteCloser) {
+	t.Helper()
+	c := exec.Command(w.bin, "run", "--", "sh", "-c", "echo ready; read line")
+	c.Dir, c.Env = w.ws, w.env()
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
+		c.Process.Kill()
+		t.Fatalf("the sandboxed shell did not start: %q %v", line, err)
+	}
+	return c, in
 }
