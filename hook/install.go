@@ -443,13 +443,7 @@ func ClaudeDenyMissing(settings []byte, opts ClaudeInstall) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	have := map[string]bool{}
-	for _, r := range list {
-		var s string
-		if json.Unmarshal(r, &s) == nil {
-			have[s] = true
-		}
-	}
+	have := stringSet(list)
 	var missing []string
 	for _, r := range opts.deny() {
 		if !have[r] {
@@ -459,12 +453,8 @@ func ClaudeDenyMissing(settings []byte, opts ClaudeInstall) ([]string, error) {
 	return missing, nil
 }
 
-// addStrings appends to o[key] the strings it lacks.
-func addStrings(o *settingsObject, key string, add []string) (bool, error) {
-	list, err := o.array(key)
-	if err != nil {
-		return false, err
-	}
+// stringSet is the JSON strings of list.
+func stringSet(list []json.RawMessage) map[string]bool {
 	have := map[string]bool{}
 	for _, r := range list {
 		var s string
@@ -472,6 +462,16 @@ func addStrings(o *settingsObject, key string, add []string) (bool, error) {
 			have[s] = true
 		}
 	}
+	return have
+}
+
+// addStrings appends to o[key] the strings it lacks.
+func addStrings(o *settingsObject, key string, add []string) (bool, error) {
+	list, err := o.array(key)
+	if err != nil {
+		return false, err
+	}
+	have := stringSet(list)
 	n := len(list)
 	for _, s := range add {
 		if !have[s] {

@@ -348,20 +348,7 @@ func TestRunPlaceholdersOverlap(t *testing.T) {
 func TestRunForwardsSignals(t *testing.T) {
 	w := newEscapeWorld(t)
 	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGTERM} {
-		c := exec.Command(w.bin, "run", "--", "sh", "-c", "trap 'exit 7' TERM INT USR1 HUP; echo ready; while :; do sleep 0.05; done")
-		c.Dir, c.Env = w.ws, w.env()
-		out, err := c.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line := make([]byte, 6)
-		if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
-			c.Process.Kill()
-			t.Fatalf("run %d: the command did not start: %q %v", i, line, err)
-		}
+		c, _ := startSandboxed(t, w, "trap 'exit 7' TERM INT USR1 HUP; echo ready; while :; do sleep 0.05; done")
 		c.Process.Signal(sig)
 		done := make(chan error, 1)
 		go func() { done <- c.Wait() }()
@@ -471,8 +458,14 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 // startWaiting starts a sandboxed shell that waits for a line on stdin,
 // and returns once it runs (its mounts are made).
 func startWaiting(t *testing.T, w escapeWorld) (*exec.Cmd, io.WriteCloser) {
+	return startSandboxed(t, w, "echo ready; read line")
+}
+
+// startSandboxed starts picket run -- sh -c script and returns once the
+// script has printed "ready", with its stdin.
+func startSandboxed(t *testing.T, w escapeWorld, script string) (*exec.Cmd, io.WriteCloser) {
 	t.Helper()
-	c := exec.Command(w.bin, "run", "--", "sh", "-c", "echo ready; read line")
+	c := exec.Command(w.bin, "run", "--", "sh", "-c", script)
 	c.Dir, c.Env = w.ws, w.env()
 	in, err := c.StdinPipe()
 	if err != nil {
