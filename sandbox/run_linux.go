@@ -159,13 +159,16 @@ func makeTmpBinds(files []string) error {
 
 // makePlaceholders creates the plan's missing protected paths as empty
 // directories on the host, so they can be mounted over. Every sandbox
-// holds a shared lock while it runs; the last one out removes the
-// placeholders it finds still empty, so none outlive the sandboxes.
+// holds a shared lock while it runs, whether it made placeholders or not:
+// one that another sandbox made may be among its mounts, and removing a
+// directory detaches the mounts on it in every namespace. The last one out
+// removes the placeholders it finds still empty, so none outlive the
+// sandboxes.
 func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
-	missing := p.Placeholders()
-	if len(missing) == 0 || stateDir == "" {
+	if stateDir == "" {
 		return func() {}, nil
 	}
+	missing := p.Placeholders()
 	dir := filepath.Join(stateDir, "sandbox")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err

@@ -348,7 +348,7 @@ func TestRunPlaceholdersOverlap(t *testing.T) {
 func TestRunForwardsSignals(t *testing.T) {
 	w := newEscapeWorld(t)
 	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGTERM} {
-		c, _ := startSandboxed(t, w, "trap 'exit 7' TERM INT USR1 HUP; echo ready; while :; do sleep 0.05; done")
+		c, _, _ := startSandboxed(t, w, "trap 'exit 7' TERM INT USR1 HUP; echo ready; while :; do sleep 0.05; done")
 		c.Process.Signal(sig)
 		done := make(chan error, 1)
 		go func() { done <- c.Wait() }()
@@ -458,12 +458,13 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 // startWaiting starts a sandboxed shell that waits for a line on stdin,
 // and returns once it runs (its mounts are made).
 func startWaiting(t *testing.T, w escapeWorld) (*exec.Cmd, io.WriteCloser) {
-	return startSandboxed(t, w, "echo ready; read line")
+	c, in, _ := startSandboxed(t, w, "echo ready; read line")
+	return c, in
 }
 
 // startSandboxed starts picket run -- sh -c script and returns once the
-// script has printed "ready", with its stdin.
-func startSandboxed(t *testing.T, w escapeWorld, script string) (*exec.Cmd, io.WriteCloser) {
+// script has printed "ready", with its stdin and the rest of its stdout.
+func startSandboxed(t *testing.T, w escapeWorld, script string) (*exec.Cmd, io.WriteCloser, io.Reader) {
 	t.Helper()
 	c := exec.Command(w.bin, "run", "--", "sh", "-c", script)
 	c.Dir, c.Env = w.ws, w.env()
@@ -483,5 +484,40 @@ func startSandboxed(t *testing.T, w escapeWorld, script string) (*exec.Cmd, io.W
 		c.Process.Kill()
 		t.Fatalf("the sandboxed shell did not start: %q %v", line, err)
 	}
-	return c, in
+	return c, in, out
+}
+
+// TestRunPlaceholdersKeptForRunningSandboxes: a sandbox that found every
+// protected path present (two others had made them) still keeps them from
+// being removed under it: removing a directory detaches the read-only
+// mount on it, so the last sandbox out, and only it, removes them.
+func TestRunPlaceholdersKeptForRunningSandboxes(t *testing.T) {
+	w := newEscapeWorld(t)
+	a, ina := startWaiting(t, w)
+	b, inb := startWaiting(t, w)
+	c, inc, outc := startSandboxed(t, w, "echo ready; read line; for f in .claude/settings.json .mcp.json fence.json .pi/extensions/x.ts; do (mkdir -p $(dirname $f); echo '{}' > $f) 2>/dev/null && echo wrote $f; done; echo done")
+	for _, x := range []struct {
+		c  *exec.Cmd
+		in io.WriteCloser
+	}{{a, ina}, {b, inb}} {
+		io.WriteString(x.in, "end\n")
+		x.in.Close()
+		if err := x.c.Wait(); err != nil {
+			t.Fatalf("picket run: %v", err)
+		}
+	}
+	io.WriteString(inc, "go\n")
+	inc.Close()
+	rest, _ := io.ReadAll(outc)
+	if err := c.Wait(); err != nil {
+		t.Fatalf("picket run: %v", err)
+	}
+	if got := string(rest); got != "done\n" {
+		t.Errorf("the last sandbox, after the others ended:\n%s", got)
+	}
+	for _, p := range []string{".claude", ".mcp.json", "fence.json", ".pi"} {
+		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
+			t.Errorf("%s left on the host", p)
+		}
+	}
 }
