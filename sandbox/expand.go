@@ -18,6 +18,7 @@ type expansion struct {
 	symlinks             []string // met on the walk: an empty root recreates those leading somewhere visible
 	stats                Expansion
 	dirs                 []dirStamp // every directory the walk read, to tell when a cached walk is stale
+	walkFile             string     // the cache file that holds dirs, "" when none
 }
 
 // class is one kind of mount a rule list turns into.
@@ -150,7 +151,7 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 		}
 	}
 	w.run(walkRoots(root, home, w.anchored), len(ms) > 0)
-	saveWalk(cacheDir, key, wx)
+	saveWalk(cacheDir, key, &wx)
 	return x.merge(wx), nil
 }
 
@@ -162,7 +163,7 @@ func (x expansion) merge(wx expansion) expansion {
 	x.read = append(x.read, wx.read...)
 	x.symlinks = wx.symlinks
 	x.stats = wx.stats
-	x.dirs = wx.dirs
+	x.dirs, x.walkFile = wx.dirs, wx.walkFile
 	return x
 }
 

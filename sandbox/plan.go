@@ -48,8 +48,10 @@ type Plan struct {
 	Expansion Expansion
 
 	// stamps are the directories the walk read, as they were: [Run] looks
-	// in those that changed for policy files the command created.
-	stamps []dirStamp
+	// in those that changed for policy files the command created. walkFile
+	// is the cached walk that holds them, for a check left pending.
+	stamps   []dirStamp
+	walkFile string
 }
 
 // RootMode is how the sandbox's root filesystem starts.
@@ -165,7 +167,7 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	p.Expansion, p.stamps = x.stats, x.dirs
+	p.Expansion, p.stamps, p.walkFile = x.stats, x.dirs, x.walkFile
 	if mode == decide.WorkspaceWrite {
 		p.Write = append(p.Write, x.write...)
 	}

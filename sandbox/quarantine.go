@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -13,37 +16,63 @@ import (
 // tools) started there would take it as the policy. So once the command
 // has ended, picket looks for policy files that appeared while it ran and
 // moves them aside. It looks where the walk that made the plan looked:
-// every walked directory whose listing changed, and all of any directory
-// the command created there (up to quarantineBudget entries). A file is
-// taken as the command's when its inode changed after the command started
-// (ctime, which no process can set) and the plan did not protect it.
+// every walked directory that changed while the command ran (its ctime,
+// which no process can set back, is later than the command's start), and
+// all of any directory it finds there that the walk did not read. A policy
+// file counts as the command's when its inode changed after the start, or
+// when it lies in a directory created or moved in after the start (a
+// rename leaves the ctimes of what the directory holds alone), and the
+// plan did not protect it.
+//
+// Should picket not live to do it (killed with SIGKILL, say), the check
+// is left pending in picket's state dir, and the next picket run or hook
+// does it before it reads any policy (see [RecoverQuarantine]).
 
-// quarantineBudget bounds the entries read below new directories.
-const quarantineBudget = 20000
+// quarantineBudget bounds the entries read in changed and new directories
+// (an npm install makes tens of thousands).
+const quarantineBudget = 200_000
+
+// ctimeSlack is how much earlier than the command's start a ctime may be
+// and still count as after it: Linux stamps ctimes from a coarse clock.
+const ctimeSlack = 50 * time.Millisecond
 
 // policyNames are the file names discovery takes as a policy.
 var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
 
-// Quarantined is a policy file the command created and picket moved.
-type Quarantined struct{ Path, MovedTo string }
+// Quarantined is a policy file the command created and picket moved; Err
+// says why it could not move it (MovedTo is then empty).
+type Quarantined struct {
+	Path, MovedTo string
+	Err           error
+}
+
+// ReportQuarantined says on w what happened to a policy file the command
+// created.
+func ReportQuarantined(w io.Writer, m Quarantined) {
+	if m.Err != nil {
+		fmt.Fprintf(w, "picket: error: the command created the policy file %s, which would be the policy of whatever starts below it, and picket could not move it aside: %v; remove it before you start anything there\n", m.Path, m.Err)
+		return
+	}
+	fmt.Fprintf(w, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
+}
 
 // quarantine moves aside the policy files created since start below the
-// plan's walked directories. complete is false when the budget ran out
-// before every new directory was read.
-func quarantine(p Plan, start time.Time) (moved []Quarantined, complete bool) {
+// directories of stamps that changed. complete is false when the budget
+// ran out before every new directory was read.
+func quarantine(stamps []dirStamp, protect []string, start time.Time) (moved []Quarantined, complete bool) {
 	q := quarantiner{start: start, known: map[string]bool{}, stamped: map[string]bool{}, budget: quarantineBudget}
-	for _, f := range p.Protect {
+	for _, f := range protect {
 		q.known[f] = true
 	}
-	for _, d := range p.stamps {
+	for _, d := range stamps {
 		q.stamped[d.Path] = true
 	}
-	for _, d := range p.stamps {
+	for _, d := range stamps {
 		fi, err := os.Stat(d.Path)
-		if err != nil || d.Mtime != 0 && fi.ModTime().UnixNano() == d.Mtime && inode(fi) == d.Ino {
-			continue // gone, or lists what it did
+		if err != nil || ctime(fi).Before(start) {
+			continue // gone, or untouched while the command ran
 		}
-		q.dir(d.Path)
+		q.dir(d.Path, false)
 	}
 	return q.moved, q.budget > 0
 }
@@ -57,8 +86,9 @@ type quarantiner struct {
 }
 
 // dir checks one directory's entries, and walks those it holds that the
-// plan's walk did not (the command made them, most likely).
-func (q *quarantiner) dir(d string) {
+// plan's walk did not. In a directory made or moved in since the start
+// (fresh), every policy file is the command's.
+func (q *quarantiner) dir(d string, fresh bool) {
 	ents, err := os.ReadDir(d)
 	if err != nil {
 		return
@@ -71,24 +101,116 @@ func (q *quarantiner) dir(d string) {
 		p := filepath.Join(d, e.Name())
 		switch {
 		case policyNames[e.Name()] && !e.IsDir():
-			q.check(p)
+			q.check(p, fresh)
 		case e.IsDir() && !q.stamped[p]:
 			q.stamped[p] = true
-			q.dir(p)
+			sub := fresh
+			if fi, err := os.Lstat(p); err == nil && !ctime(fi).Before(q.start) {
+				sub = true
+			}
+			q.dir(p, sub)
 		}
 	}
 }
 
-func (q *quarantiner) check(p string) {
+func (q *quarantiner) check(p string, fresh bool) {
 	if q.known[p] {
 		return
 	}
 	fi, err := os.Lstat(p)
-	if err != nil || ctime(fi).Before(q.start) {
+	if err != nil || !fresh && ctime(fi).Before(q.start) {
 		return
 	}
 	to := fmt.Sprintf("%s.quarantined-%d", p, time.Now().UnixNano())
-	if os.Rename(p, to) == nil {
-		q.moved = append(q.moved, Quarantined{Path: p, MovedTo: to})
+	err = os.Rename(p, to)
+	if err != nil {
+		// The command may have made its directory read-only.
+		if di, serr := os.Stat(filepath.Dir(p)); serr == nil && os.Chmod(filepath.Dir(p), di.Mode().Perm()|0o300) == nil {
+			err = os.Rename(p, to)
+		}
+	}
+	if err != nil {
+		q.moved = append(q.moved, Quarantined{Path: p, Err: err})
+		return
+	}
+	q.moved = append(q.moved, Quarantined{Path: p, MovedTo: to})
+}
+
+// pending is a quarantine check left for later, should picket die first.
+type pending struct {
+	Start   int64    `json:"start"` // the command's start, Unix ns
+	Walk    string   `json:"walk"`  // the cached walk whose directories to check
+	Protect []string `json:"protect"`
+}
+
+func pendingDir(stateDir string) string { return filepath.Join(stateDir, "sandbox", "pending") }
+
+// leavePending records the check for p's command, started at start, and
+// holds a lock on the record while picket lives; done does the check's
+// bookkeeping once picket has done it.
+func leavePending(stateDir string, p Plan, start time.Time) (done func(), err error) {
+	if stateDir == "" || p.walkFile == "" {
+		return func() {}, nil
+	}
+	dir := pendingDir(stateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "run-*.json")
+	if err != nil {
+		return nil, err
+	}
+	if err := lockExclusive(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	b, _ := json.Marshal(pending{Start: start.UnixNano(), Walk: p.walkFile, Protect: p.Protect})
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return func() {
+		os.Remove(f.Name())
+		f.Close()
+	}, nil
+}
+
+// RecoverQuarantine does the checks that picket runs which died before
+// their own left pending: each record no live picket holds. It is cheap
+// when there are none (one directory read), so the hook calls it on every
+// event, before it reads a policy.
+func RecoverQuarantine(stateDir string, report func(Quarantined)) {
+	dir := pendingDir(stateDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if !tryLockExclusive(f) {
+			f.Close() // its picket still runs, and will do the check
+			continue
+		}
+		var pd pending
+		b, _ := os.ReadFile(name)
+		if json.Unmarshal(b, &pd) == nil {
+			if c, ok := readWalk(pd.Walk); ok {
+				moved, _ := quarantine(c.Dirs, pd.Protect, time.Unix(0, pd.Start))
+				for _, m := range moved {
+					report(m)
+				}
+			}
+		}
+		os.Remove(name)
+		f.Close()
 	}
 }

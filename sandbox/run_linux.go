@@ -54,8 +54,17 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
-	started := time.Now()
+	// The kernel stamps ctimes from a clock that may lag time.Now by a
+	// tick; a little earlier than the start counts as after it.
+	started := time.Now().Add(-ctimeSlack)
+	settled, err := leavePending(r.StateDir, p, started)
+	if err != nil {
+		info.Close()
+		infoW.Close()
+		return 0, fmt.Errorf("failed to record the policy-file check: %w", err)
+	}
 	if err := c.Start(); err != nil {
+		settled()
 		info.Close()
 		infoW.Close()
 		return 0, &UnavailableError{What: fmt.Sprintf("bubblewrap could not start: %v", err)}
@@ -83,9 +92,8 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 				}
 			}
 			code, err := exitStatus(c, err, child)
-			if err == nil {
-				r.quarantine(p, started)
-			}
+			r.quarantine(p, started)
+			settled()
 			return code, err
 		}
 	}
@@ -94,9 +102,9 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 // quarantine moves aside the policy files the command created (see
 // [quarantine]) and says so on stderr and through r.Quarantined.
 func (r Runner) quarantine(p Plan, started time.Time) {
-	moved, complete := quarantine(p, started)
+	moved, complete := quarantine(p.stamps, p.Protect, started)
 	for _, m := range moved {
-		fmt.Fprintf(r.Stderr, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
+		ReportQuarantined(r.Stderr, m)
 		if r.Quarantined != nil {
 			r.Quarantined(m)
 		}

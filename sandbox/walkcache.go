@@ -15,11 +15,13 @@ import (
 
 // A cached walk is reused while every directory it read lists the same
 // names and types: creating, removing or renaming an entry changes its
-// directory's mtime, so a directory whose inode and mtime are unchanged is
+// directory's ctime, so a directory whose inode and ctime are unchanged is
 // taken as is, and only the others are listed again and compared (the
 // placeholders of the last sandbox come and go in the workspace root).
+// The ctime, not the mtime: a command can set a directory's mtime back
+// (utimensat), but setting it moves the ctime, which only the kernel sets.
 // A directory changed within racyWindow of the walk is always listed again:
-// a change in the same clock tick as the walk would not move its mtime.
+// a change in the same clock tick as the walk would not move its ctime.
 // The cache lives in picket's state dir, which the sandbox cannot write.
 
 const racyWindow = 2 * time.Second
@@ -27,7 +29,7 @@ const racyWindow = 2 * time.Second
 // dirStamp identifies one state of a directory.
 type dirStamp struct {
 	Path  string `json:"p"`
-	Mtime int64  `json:"m"`
+	Ctime int64  `json:"c"`
 	Ino   uint64 `json:"i"`
 	Names string `json:"n"` // hash of the entries' names and types
 }
@@ -37,7 +39,7 @@ func stampOf(path string, fi os.FileInfo, ents []fs.DirEntry) dirStamp {
 	for _, e := range ents {
 		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), e.Type())
 	}
-	return dirStamp{Path: path, Mtime: fi.ModTime().UnixNano(), Ino: inode(fi), Names: hex.EncodeToString(h.Sum(nil)[:12])}
+	return dirStamp{Path: path, Ctime: ctime(fi).UnixNano(), Ino: inode(fi), Names: hex.EncodeToString(h.Sum(nil)[:12])}
 }
 
 // fresh reports whether the directory still lists what d recorded.
@@ -46,7 +48,7 @@ func (d dirStamp) fresh() bool {
 	if err != nil {
 		return false
 	}
-	if fi.ModTime().UnixNano() == d.Mtime && inode(fi) == d.Ino {
+	if d.Ctime != 0 && ctime(fi).UnixNano() == d.Ctime && inode(fi) == d.Ino {
 		return true
 	}
 	f, err := os.Open(d.Path)
@@ -79,16 +81,19 @@ func cacheKey(s decide.Spec, root, home string, depth, entries int) string {
 
 func cacheFile(dir, key string) string { return filepath.Join(dir, "walk-"+key+".json") }
 
+// readWalk reads a cached walk, fresh or not.
+func readWalk(file string) (cachedWalk, bool) {
+	var c cachedWalk
+	b, err := os.ReadFile(file)
+	return c, err == nil && json.Unmarshal(b, &c) == nil
+}
+
 func loadWalk(dir, key string) (expansion, bool) {
 	if dir == "" {
 		return expansion{}, false
 	}
-	b, err := os.ReadFile(cacheFile(dir, key))
-	if err != nil {
-		return expansion{}, false
-	}
-	var c cachedWalk
-	if json.Unmarshal(b, &c) != nil || c.Key != key {
+	c, ok := readWalk(cacheFile(dir, key))
+	if !ok || c.Key != key {
 		return expansion{}, false
 	}
 	for _, d := range c.Dirs {
@@ -97,18 +102,19 @@ func loadWalk(dir, key string) (expansion, bool) {
 		}
 	}
 	c.Stats.Cached = true
-	return expansion{hide: c.Hide, protect: c.Protect, write: c.Write, read: c.Read, symlinks: c.Symlinks, stats: c.Stats, dirs: c.Dirs}, true
+	return expansion{hide: c.Hide, protect: c.Protect, write: c.Write, read: c.Read, symlinks: c.Symlinks, stats: c.Stats, dirs: c.Dirs,
+		walkFile: cacheFile(dir, key)}, true
 }
 
-func saveWalk(dir, key string, x expansion) {
+func saveWalk(dir, key string, x *expansion) {
 	if dir == "" {
 		return
 	}
 	recent := time.Now().Add(-racyWindow).UnixNano()
 	dirs := append([]dirStamp{}, x.dirs...)
 	for i := range dirs {
-		if dirs[i].Mtime > recent {
-			dirs[i].Mtime = 0 // never trusted as is: listed again each time
+		if dirs[i].Ctime > recent {
+			dirs[i].Ctime = 0 // never trusted as is: listed again each time
 		}
 	}
 	b, err := json.Marshal(cachedWalk{Key: key, Hide: x.hide, Protect: x.protect, Write: x.write, Read: x.read,
@@ -117,7 +123,7 @@ func saveWalk(dir, key string, x expansion) {
 		return
 	}
 	tmp := fmt.Sprintf("%s.%d", cacheFile(dir, key), os.Getpid())
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		os.Rename(tmp, cacheFile(dir, key))
+	if os.WriteFile(tmp, b, 0o600) == nil && os.Rename(tmp, cacheFile(dir, key)) == nil {
+		x.walkFile = cacheFile(dir, key)
 	}
 }

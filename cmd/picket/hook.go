@@ -61,6 +61,7 @@ func runHook(c *cli, args []string) int {
 				done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("internal error: %v", r)))
 			}
 		}()
+		c.recoverQuarantine()
 		done <- c.claudeEvent(in)
 	}()
 	var out []byte

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -64,6 +65,7 @@ func runRun(c *cli, args []string) int {
 		c.hintf("picket run -- sh -c 'make test'")
 		return 2
 	}
+	c.recoverQuarantine()
 	loaded, err := c.loadPolicy(*cwd, *config)
 	if err != nil {
 		c.errorf("%v", err)
@@ -125,9 +127,9 @@ func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ex
 	return sandbox.Run(plan, sandbox.Runner{
 		Bwrap: bwrap, Env: env, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, StateDir: state,
 		Quarantined: func(q sandbox.Quarantined) {
-			c.audit(loaded, audit.Entry{Session: session, Decision: "block", Tool: "run", Access: "write", Path: q.Path, Resolved: q.Path,
-				Layer: string(decide.LayerMandatory), Rule: decide.RuleMandatory, Command: commandLine(cmd), Cwd: plan.Cwd,
-				Reason: "the command created a policy file; moved to " + q.MovedTo})
+			e := quarantineEntry(q)
+			e.Session, e.Command, e.Cwd = session, commandLine(cmd), plan.Cwd
+			c.audit(loaded, e)
 		},
 	}, cmd)
 }
@@ -181,4 +183,24 @@ func commandLine(cmd []string) string {
 		parts[i] = quoteField(a)
 	}
 	return strings.Join(parts, " ")
+}
+
+// recoverQuarantine does the policy-file checks that picket runs which
+// died first left pending (see sandbox.RecoverQuarantine). It runs before
+// any policy is read: one of those files could be the policy.
+func (c *cli) recoverQuarantine() {
+	sandbox.RecoverQuarantine(c.stateDir(), func(q sandbox.Quarantined) {
+		sandbox.ReportQuarantined(c.stderr, q)
+		c.audit(nil, quarantineEntry(q))
+	})
+}
+
+// quarantineEntry is the audit line for a policy file a command created.
+func quarantineEntry(q sandbox.Quarantined) audit.Entry {
+	reason := "the command created a policy file; moved to " + q.MovedTo
+	if q.Err != nil {
+		reason = fmt.Sprintf("the command created a policy file, and picket could not move it aside: %v", q.Err)
+	}
+	return audit.Entry{Decision: "block", Tool: "run", Access: "write", Path: q.Path, Resolved: q.Path,
+		Layer: string(decide.LayerMandatory), Rule: decide.RuleMandatory, Reason: reason}
 }

@@ -521,3 +521,50 @@ func TestRunPlaceholdersKeptForRunningSandboxes(t *testing.T) {
 		}
 	}
 }
+
+// TestRunQuarantineHoldsAgainstTricks: a command that sets its directory's
+// mtime back, one that makes a policy file beyond the walk's depth and
+// moves its directory up in a later command, and one whose picket is
+// killed before it could look: none leaves a policy file to be taken.
+func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
+	w := newEscapeWorld(t)
+	os.MkdirAll(filepath.Join(w.ws, "old"), 0o755)
+	full := `{"picket": {"mode": "full"}}`
+	run := func(dir string, args ...string) (int, string, string) {
+		return pk(t, w.bin, filepath.Join(w.ws, dir), w.env(), append([]string{"run", "--"}, args...)...)
+	}
+	secretFrom := func(dir string) {
+		t.Helper()
+		if code, out, _ := run(dir, "cat", filepath.Join(w.home, ".ssh", "id_rsa")); code == 0 || strings.Contains(out, "SECRET") {
+			t.Errorf("from %s/, cat ~/.ssh/id_rsa = %d %q, want it hidden", dir, code, out)
+		}
+	}
+
+	// The directory's mtime set back.
+	run(".", "sh", "-c", fmt.Sprintf(`m=$(stat -c %%Y old); echo '%s' > old/fence.jsonc; touch -m -d "@$m" old`, full))
+	secretFrom("old")
+
+	// Beyond the walk's depth, then moved up.
+	deep := "z/1/2/3/4/5/6/7/8/9"
+	run(".", "mkdir", "-p", deep)
+	run(".", "sh", "-c", fmt.Sprintf(`mkdir %s/p && echo '%s' > %s/p/fence.jsonc`, deep, full, deep))
+	run(".", "mv", deep+"/p", "moved")
+	if _, err := os.Lstat(filepath.Join(w.ws, "moved", "fence.jsonc")); err == nil {
+		t.Errorf("moved/fence.jsonc, made beyond the walk and moved up, is still a policy file")
+	}
+	secretFrom("moved")
+
+	// picket killed while the command runs: the next picket does the check.
+	os.MkdirAll(filepath.Join(w.ws, "k"), 0o755)
+	c, in, _ := startSandboxed(t, w, fmt.Sprintf(`echo '%s' > k/fence.jsonc; echo ready; read line`, full))
+	c.Process.Kill()
+	c.Wait()
+	in.Close()
+	if _, err := os.Lstat(filepath.Join(w.ws, "k", "fence.jsonc")); err != nil {
+		t.Fatalf("k/fence.jsonc was not made: %v", err)
+	}
+	secretFrom("k")
+	if _, err := os.Lstat(filepath.Join(w.ws, "k", "fence.jsonc")); err == nil {
+		t.Errorf("k/fence.jsonc is still a policy file after the next run")
+	}
+}
