@@ -38,13 +38,13 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	if err != nil {
 		return abs, "", err
 	}
-	if selfNamed(abs) {
+	if selfPrivate(abs) {
 		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
 	}
 	if r, ok := kernelResolve(abs); ok {
 		// The kernel followed no magic link, so a name of this process
 		// shows in its answer (/proc/self/environ is /proc/<pid>/environ).
-		if selfNamed(r) {
+		if selfPrivate(r) {
 			return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
 		}
 		return abs, r, nil
@@ -56,28 +56,51 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	return abs, resolved, nil
 }
 
-// errSelfProcess is a path through /proc/self, /proc/thread-self or
-// /dev/fd (or /dev/stdin and the like, which lead there): it names the
-// process that opens it, which is the agent, while picket would resolve it
-// in its own process and judge another file.
-var errSelfProcess = errors.New("it names the calling process (/proc/self, /dev/fd), which for the tool is the agent, not picket")
+// errSelfProcess is a path to the calling process's own state: its
+// working directory, root, executable, open files or environment, under
+// /proc/self, /proc/thread-self or /dev/fd (or /dev/stdin and the like,
+// which lead there). Those name the process that opens them, which is the
+// agent, while picket would resolve them in its own process and judge
+// another file. What /proc/self holds for the whole namespace
+// (/proc/self/mounts, which /etc/mtab and /proc/mounts lead to, or net/)
+// is the same from either process and resolves as usual.
+var errSelfProcess = errors.New("it leads to the calling process's own files (/proc/self/cwd, /dev/fd, ...), which for the tool are the agent's, not picket's")
 
-// selfNamed reports whether p is, or is below, a name of the calling
-// process: /proc/self, /proc/thread-self, /dev/fd, /dev/std{in,out,err},
-// or /proc/<picket's pid>, where the others lead.
-func selfNamed(p string) bool {
-	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/dev/") {
+// selfPrivate reports whether p is, or is below, a part of the calling
+// process's own state (see errSelfProcess). Its /proc directory may be
+// spelled self, thread-self or picket's pid, where the others lead.
+func selfPrivate(p string) bool {
+	switch {
+	case strings.HasPrefix(p, "/dev/"):
+		for _, s := range []string{"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr"} {
+			if p == s || strings.HasPrefix(p, s) && p[len(s)] == '/' {
+				return true
+			}
+		}
+		return false
+	case !strings.HasPrefix(p, "/proc/"):
 		return false
 	}
-	for _, s := range selfNames {
-		if p == s || strings.HasPrefix(p, s) && p[len(s)] == '/' {
-			return true
+	rest := p[len("/proc/"):]
+	first, rest, _ := strings.Cut(rest, "/")
+	if first != "self" && first != "thread-self" && first != selfPID {
+		return false
+	}
+	if first == selfPID {
+		if t, r, ok := strings.Cut(rest, "/"); ok && t == "task" {
+			_, rest, _ = strings.Cut(r, "/") // task/<tid>/...
 		}
 	}
-	return false
+	name, _, _ := strings.Cut(rest, "/")
+	return processPrivate[name]
 }
 
-var selfNames = []string{"/proc/self", "/proc/thread-self", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/" + strconv.Itoa(os.Getpid())}
+var selfPID = strconv.Itoa(os.Getpid())
+
+// processPrivate are the entries of a /proc/<pid> directory that differ
+// between the agent and picket in a way that matters to a decision.
+var processPrivate = map[string]bool{"cwd": true, "root": true, "exe": true, "fd": true, "fdinfo": true,
+	"map_files": true, "environ": true, "mem": true}
 
 // absolute expands "~" and anchors a relative path on cwd, lexically. It does
 // not clean the path: ".." must be applied after symlinks are resolved.
@@ -137,7 +160,7 @@ func resolve(abs string, lstat func(string) (fs.FileInfo, error)) (string, error
 		if err != nil {
 			return "", errno(err)
 		}
-		if selfNamed(next) {
+		if selfPrivate(next) {
 			return "", errSelfProcess
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {

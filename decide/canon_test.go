@@ -95,11 +95,12 @@ func TestCanonicalizeErrors(t *testing.T) {
 	}
 }
 
-// TestCanonicalizeSelfProcess: a path through /proc/self or /dev/fd names
-// the process that opens it, the agent, not picket; resolving it in
-// picket's own process would judge another file, so it is an error,
-// reached directly or through a link. Another process's /proc entry is
-// global, and resolves.
+// TestCanonicalizeSelfProcess: a path to the calling process's own state
+// (/proc/self/cwd, environ, /dev/fd) names the agent's, not picket's;
+// resolving it in picket's own process would judge another file, so it is
+// an error, reached directly or through a link. Another process's /proc
+// entry is global, and resolves, as does what /proc/self holds for the
+// whole namespace.
 func TestCanonicalizeSelfProcess(t *testing.T) {
 	tr := newTree(t)
 	tr.file("ws/main.go")
@@ -119,6 +120,16 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 	}
 	if _, r, err := decide.Canonicalize("/proc/1/environ", tr.ws, tr.home); err != nil || r != "/proc/1/environ" {
 		t.Errorf("Canonicalize(/proc/1/environ) = %q, %v", r, err)
+	}
+	// What /proc/self holds for the whole namespace resolves: /etc/mtab
+	// leads to /proc/self/mounts on every Linux system.
+	for _, p := range []string{"/etc/mtab", "/proc/mounts", "/proc/self/mounts", "/proc/net/dev", "/proc/self/status"} {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if _, _, err := decide.Canonicalize(p, tr.ws, tr.home); err != nil {
+			t.Errorf("Canonicalize(%s) = %v, want it resolved", p, err)
+		}
 	}
 }
 
