@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -66,7 +67,7 @@ type walker struct {
 // dir walks one directory: real is its resolved path, spelled the path the
 // tool reaches it by, rel the part of spelled below the root.
 func (w *walker) dir(real, spelled, rel string) (*Hidden, error) {
-	if rel != "" && !w.reachable(rel, true) {
+	if rel != "" && !w.reachable(spelled, true) {
 		return nil, nil // the filter reaches nothing below this spelling
 	}
 	if w.entered[real] {
@@ -88,7 +89,7 @@ func (w *walker) dir(real, spelled, rel string) (*Hidden, error) {
 			d.Allow = true
 		}
 		if !d.Allow {
-			if w.reachable(childRel, e.IsDir() || d.Resolved != childReal) {
+			if w.reachable(childSpelled, e.IsDir() || d.Resolved != childReal) {
 				return &Hidden{Decision: d, Rel: childRel}, nil
 			}
 			continue
@@ -128,30 +129,45 @@ func (w *walker) judge(spelled, real string, t fs.FileMode) decide.Decision {
 	return decide.Decide(w.p, decide.Request{Access: w.access, Path: spelled, Resolved: real, Size: -1})
 }
 
-// reachable reports whether the tool's filter lets it reach rel (or, for a
-// directory, anything below rel).
-func (w *walker) reachable(rel string, dir bool) bool {
+// reachable reports whether the tool's filter lets it reach the entry
+// spelled p (or, for a directory, anything below it). Both tools hand
+// their globs to ripgrep's --glob, which reads them as gitignore lines: a
+// glob without a slash matches a base name at any depth, and one with a
+// slash is anchored, at ripgrep's working directory rather than at the
+// searched path (a peer review's differential against Claude Code
+// 2.1.197's ripgrep found both). Which directory that is differs by tool
+// and agent, so an anchored glob is tried from every directory above p: it
+// may reach more than ripgrep will, never less.
+func (w *walker) reachable(p string, dir bool) bool {
 	if w.filter == "" {
 		return true
 	}
-	segs := strings.Split(rel, "/")
-	if !w.grep {
-		return globMayMatch(strings.Split(w.filter, "/"), segs, dir)
+	globs := []string{w.filter}
+	if w.grep {
+		if globs = grepGlobs(w.filter); len(globs) == 0 {
+			return true // no --glob at all: grep reaches everything
+		}
 	}
-	globs := grepGlobs(w.filter)
-	if len(globs) == 0 {
-		return true // no --glob at all: grep reaches everything
-	}
+	segs := strings.Split(strings.Trim(p, "/"), "/")
 	for _, g := range globs {
-		switch {
-		case strings.HasPrefix(g, "!"):
+		if strings.HasPrefix(g, "!") {
 			return true // a negation lets through all it does not name
-		case !strings.Contains(g, "/"):
-			if dir || segMatch(g, path.Base(rel)) {
+		}
+		g = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(g, "./"), "/"), "/")
+		if !strings.Contains(g, "/") {
+			if dir || strings.Contains(g, "**") || segMatch(g, segs[len(segs)-1]) {
 				return true // a base-name glob can match any file below
 			}
-		case globMayMatch(strings.Split(strings.TrimPrefix(g, "/"), "/"), segs, dir):
-			return true
+			continue
+		}
+		pat := strings.Split(g, "/")
+		if slices.Contains(pat, "..") {
+			continue // no path ripgrep walks has one; a tool that resolves it is scanned at the target (globTargets)
+		}
+		for k := range segs {
+			if globMayMatch(pat, segs[k:], dir) {
+				return true
+			}
 		}
 	}
 	return false

@@ -40,8 +40,12 @@ func TestReachable(t *testing.T) {
 		{"src/*.go", false, "secrets", true, false},
 		{"src/*.go", false, "src", true, true},
 		{"{src,lib}/*.go", false, "lib/x.go", false, true},
-		{"a**b", false, "x/y", false, true}, // fused globstar: assume the worst
-		{"[", false, "x", false, true},      // malformed: counts as a match
+		{"a**b", false, "x/y", false, true},                         // fused globstar: assume the worst
+		{"[", false, "x", false, true},                              // malformed: counts as a match
+		{"*.pem", false, "p/sub/dir/cert.pem", false, true},         // no slash: any depth, Glob too
+		{"sub/secrets/*", true, "p/sub/secrets/k.txt", false, true}, // anchored above the walk's root
+		{"sub/secrets/*", true, "p/sub/other/k.txt", false, false},
+		{"../etc/*", false, "p/etc/passwd", false, false}, // ripgrep never walks a ".."
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep}

@@ -132,8 +132,13 @@ func stringLen(raw json.RawMessage) int64 {
 	return int64(len(s))
 }
 
-// globTargets lists the glob's root, and the literal directory prefix of
-// its pattern joined to the root: "../../etc/**" or "/etc/*" reach outside.
+// globTargets lists the glob's root, scanned with the whole pattern as its
+// filter (ripgrep, Claude Code's Glob, matches it from its working
+// directory, not joined to the root), and the literal directory prefix of
+// the pattern joined to the root, scanned with the rest (a tool that reads
+// the pattern against its path, or "../../etc/**", reaches there). An
+// absolute pattern is searched from its literal prefix, as Claude Code
+// splits it.
 func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]Target, error) {
 	t, err := one(in, pathField, decide.List, true)
 	if err != nil {
@@ -149,14 +154,14 @@ func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]T
 	}
 	root := t[0].Path
 	prefix, rest := literalPrefix(pat)
-	if prefix != "" {
-		if !filepath.IsAbs(prefix) {
-			prefix = root + "/" + prefix
-		}
+	if filepath.IsAbs(prefix) {
 		return []Target{{Access: decide.List, Path: root, Size: -1},
 			{Access: decide.List, Path: prefix, Size: -1, Recursive: true, Filter: rest}}, nil
 	}
 	t[0].Recursive, t[0].Filter = true, pat
+	if prefix != "" {
+		t = append(t, Target{Access: decide.List, Path: root + "/" + prefix, Size: -1, Recursive: true, Filter: rest})
+	}
 	return t, nil
 }
 

@@ -462,6 +462,18 @@ func TestHookRecursiveTools(t *testing.T) {
 		{name: "glob **/*.md", tool: "Glob", input: map[string]any{"pattern": "**/*.md"}, want: wantPass},
 		{name: "glob **/*", tool: "Glob", input: map[string]any{"pattern": "**/*"}, want: wantBlock, names: ".env"},
 		{name: "glob .env by name", tool: "Glob", input: map[string]any{"pattern": ".env"}, want: wantBlock},
+		// ripgrep reads the globs of both tools as gitignore lines: no slash
+		// matches a base name at any depth, a slash anchors at ripgrep's
+		// working directory, not at the searched path (a differential
+		// against Claude Code's ripgrep found each of these allowed).
+		{name: "glob without a slash reaches any depth", fence: secretsFence, tool: "Glob", input: map[string]any{"pattern": "*"}, want: wantBlock, names: "secrets",
+			setup: nestedSecret},
+		{name: "glob base name below the path", fence: `{"extends": "code", "picket": {"blocklist": ["*.pem"]}}`, tool: "Glob", input: map[string]any{"pattern": "*.pem", "path": "sub"}, want: wantBlock, names: "cert.pem",
+			setup: func(h *hookProject) { h.write("sub/dir/cert.pem", "PEM") }},
+		{name: "glob anchored above the path", fence: secretsFence, tool: "Glob", input: map[string]any{"pattern": "sub/*/k*", "path": "sub"}, want: wantBlock, names: "secrets",
+			setup: nestedSecret},
+		{name: "grep glob anchored above the path", fence: secretsFence, tool: "Grep", input: map[string]any{"pattern": "x", "path": "sub", "glob": "sub/secrets/*"}, want: wantBlock, names: "secrets",
+			setup: nestedSecret},
 		{name: "glob climbing out to a key", tool: "Glob", input: map[string]any{"pattern": "../home/.ssh/*"}, want: wantBlock, names: "id_rsa",
 			setup: func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }},
 		{name: "glob climbing out, nothing denied", tool: "Glob", input: map[string]any{"pattern": "../home/**/*.txt"}, want: wantPass,
@@ -529,6 +541,13 @@ func TestHookRecursiveTools(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nestedSecret puts a secret in sub/secrets and removes the project's
+// .env, so a scan that finds something finds that.
+func nestedSecret(h *hookProject) {
+	os.Remove(filepath.Join(h.dir, ".env"))
+	h.write("sub/secrets/k.txt", "SECRET")
 }
 
 func TestHookReadBeforeEdit(t *testing.T) {
