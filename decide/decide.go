@@ -206,7 +206,7 @@ func (p Policy) permissionOf(path string) (Permission, bool) {
 	found := false
 	p.c.perms.candidates(path, func(pt *pattern) bool {
 		pm := p.c.perm[pt]
-		if !permMatches(pt, pm, path) {
+		if !permMatches(pt, pm, path, p.c.root) {
 			return false
 		}
 		key := [3]int{pm.Priority, typeRank(pm.Type), specificity(pt.abs)}
@@ -219,18 +219,28 @@ func (p Policy) permissionOf(path string) (Permission, bool) {
 }
 
 // permMatches reports whether a permissions rule covers path. A "none"
-// rule also covers what is below a directory it matches, as a directory
-// that does not exist has nothing in it: a "**/.env*" that hides .env.d
-// hides .env.d/prod too (it still competes with the rules that match the
-// file itself, by priority). Other levels match as written.
-func permMatches(pt *pattern, pm Permission, path string) bool {
+// rule also covers what is below a directory it matches in the workspace
+// (root), as a directory that does not exist has nothing in it: a
+// "**/.env*" that hides .env.d hides .env.d/prod too (it still competes
+// with the rules that match the file itself, by priority). The workspace
+// itself and the directories above it are not such directories: a project
+// in ~/.envs/proj is not hidden by "**/.env*". Other levels match as
+// written.
+func permMatches(pt *pattern, pm Permission, path, root string) bool {
 	switch {
 	case pm.Type == "file":
 		return path == pt.abs
-	case pm.Permission == LevelNone:
-		return pt.matchUnder(path)
+	case pt.matchExact(path):
+		return true
+	case pm.Permission != LevelNone:
+		return false
 	}
-	return pt.matchExact(path)
+	for q := parent(path); q != root && strings.HasPrefix(q, root) && (root == "/" || q[len(root)] == '/'); q = parent(q) {
+		if pt.matchExact(q) {
+			return true
+		}
+	}
+	return false
 }
 
 func typeRank(t string) int {

@@ -294,3 +294,23 @@ func TestSecretsAnywhere(t *testing.T) {
 		})
 	}
 }
+
+// TestNoneHidesOnlyBelowTheWorkspace: a "none" glob that matches a
+// directory above the workspace (a project in ~/.envs/proj) does not hide
+// the project; one matching a directory inside it hides what it holds.
+func TestNoneHidesOnlyBelowTheWorkspace(t *testing.T) {
+	tr := newTree(t)
+	ws := tr.mkdir(filepath.Join(tr.home, ".envs", "proj"))
+	tr.file(filepath.Join(ws, "main.py"))
+	tr.file(filepath.Join(ws, ".env.d", "prod"))
+	pol := decide.MustCompile(decide.Spec{Root: ws, Home: tr.home, Permissions: []decide.Permission{
+		{Pattern: "**", Permission: decide.LevelRead, Source: "test"},
+		{Pattern: "**/.env*", Permission: decide.LevelNone, Priority: 100, Source: "test"},
+	}})
+	if d := decide.Check(pol, decide.Read, "main.py", ws, -1); !d.Allow {
+		t.Errorf("read main.py in ~/.envs/proj = %+v, want allowed", d)
+	}
+	if d := decide.Check(pol, decide.Read, ".env.d/prod", ws, -1); d.Allow {
+		t.Errorf("read .env.d/prod = allowed, want hidden")
+	}
+}
