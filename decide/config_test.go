@@ -320,7 +320,7 @@ func TestMandatory(t *testing.T) {
 		"ws/.github/hooks/pre-push", "ws/.mcp.json",
 		"ws/.git/hooks/pre-commit", "ws/.git/config",
 		"ws/.git/modules/lib/hooks/pre-commit", "ws/.git/modules/lib/config", "ws/.git/modules/a/modules/b/hooks/post-checkout",
-		"ws/vendor/x/.git/hooks/pre-commit", "ws/vendor/x/.git/config",
+		"ws/vendor/x/.git/hooks/pre-commit", "ws/vendor/x/.git/config", "ws/.git/commondir", "ws/sub/deep/.git/commondir",
 		"home/.bashrc", "home/.bash_profile", "home/.zshrc", "home/.zprofile", "home/.profile", "home/.gitconfig",
 		"ws/innocent",
 	}

@@ -62,6 +62,8 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		// Submodules keep their git dir under .git/modules; nested
 		// repositories have their own .git: their hooks run code too.
 		root+"/.git/modules/**/hooks", root+"/**/.git/hooks",
+		// commondir points a git dir at another, whose config then counts.
+		root+"/.git/commondir", root+"/**/.git/commondir",
 		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile", "~/.gitconfig",
 	)
 	for _, d := range []string{"commands", "agents", "skills", "hooks"} {
