@@ -117,6 +117,9 @@ func Grant(o Options) (Result, error) {
 func (o Options) target() (res Result, exists bool, err error) {
 	file, exists := Target(o.Root)
 	res = Result{File: file}
+	if o.File == "" {
+		return res, exists, fmt.Errorf("no policy file was confirmed for this persist (it would go to %s)", file)
+	}
 	if file != o.File {
 		return res, exists, fmt.Errorf("the policy file to edit is now %s, not %q as confirmed: %w", file, o.File, ErrChanged)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -231,6 +232,9 @@ func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decis
 	access := string(d.Access)
 	if d.Access == decide.List {
 		access = string(decide.Read)
+	}
+	if file, exists := persist.Target(persist.ProjectRoot(call.cwd)); !c.takesEffect(loaded, file, exists) {
+		return fmt.Errorf("an entry in %s would not change the policy in force in %s", file, call.cwd)
 	}
 	_, err := persist.Grant(persist.Options{
 		Root: persist.ProjectRoot(call.cwd), File: target, Access: access, Path: d.Resolved,

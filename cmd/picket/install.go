@@ -93,7 +93,7 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	}
 	opts.User = *user
 	record := c.installRecord(path)
-	if name == "uninstall" && !*print {
+	if name == "uninstall" {
 		opts.Deny = record.load() // nil when install left no record: all of picket's
 	}
 	var added []string

@@ -138,6 +138,13 @@ func (s *server) grant(r *request) (any, error) {
 		return nil, fmt.Errorf("resolved %q is not an absolute clean path", r.Resolved)
 	}
 	if r.Restore {
+		headless := s.c.noPrompt || s.c.getenv("CI") != ""
+		if loaded, err := s.policy(r.Cwd); err == nil {
+			headless = s.c.headless(loaded)
+		}
+		if headless {
+			return nil, errors.New("no grant here: picket is headless (CI is set, --headless, or the prompt surface is off), where every block is final")
+		}
 		g := grants.Grant{Access: string(access), Path: r.Resolved}
 		if err := s.c.grantStore().Add(r.Session, g); err != nil {
 			return nil, err

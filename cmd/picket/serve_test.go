@@ -353,11 +353,20 @@ func TestServePersistOnlyWhereRead(t *testing.T) {
 	if res := sc.ok("decide", params); res["promptable"] != true || res["canPersist"] == true {
 		t.Errorf("write outside from sub/ = %v, want promptable, not persistable", res)
 	}
+	// A persist sent anyway is a session grant, and the root file stays.
+	res := sc.ok("grant", map[string]any{"session": h.session, "turn": "t1", "cwd": sub, "tool": "write", "access": "write",
+		"path": out, "resolved": out, "answer": "persist", "target": filepath.Join(h.dir, "fence.jsonc")})
+	if res["decision"] != "grant-session" {
+		t.Errorf("persist from sub/ = %v, want grant-session", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.dir, "fence.jsonc")); string(b) != hookFence {
+		t.Errorf("the root fence.jsonc changed by a persist from sub/: %s", b)
+	}
 	above := filepath.Dir(h.dir)
 	os.Remove(filepath.Join(h.dir, "fence.jsonc"))
 	os.RemoveAll(sub)
 	h.write(filepath.Join(above, "fence.jsonc"), hookFence)
-	if res := sc.ok("decide", h.decideParams(h.session, "write", map[string]any{"path": out, "content": "y"}, true)); res["promptable"] != true || res["canPersist"] == true {
+	if res := sc.ok("decide", h.decideParams("other-session", "write", map[string]any{"path": out, "content": "y"}, true)); res["promptable"] != true || res["canPersist"] == true {
 		t.Errorf("write outside under a parent's fence.jsonc = %v, want promptable, not persistable", res)
 	}
 }
@@ -374,6 +383,9 @@ func TestServeHeadlessGrantsNothing(t *testing.T) {
 		if res["ok"] != false || !strings.Contains(fmt.Sprint(res["error"]), "headless") {
 			t.Errorf("headless grant %s = %v, want refused", answer, res)
 		}
+	}
+	if res := sc.call("grant", map[string]any{"session": h.session, "access": "read", "resolved": envPath, "restore": true}); res["ok"] != false {
+		t.Errorf("headless restore = %v, want refused", res)
 	}
 	if res := sc.ok("decide", h.decideParams(h.session, "read", map[string]any{"path": ".env"}, false)); res["allow"] != false {
 		t.Errorf("after refused grants, read .env = %v, want a block", res)
