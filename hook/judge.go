@@ -42,7 +42,7 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 // reach: a Grep over the project must not return a line of .env.
 func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decision, bool, error) {
 	tool := c.Tool
-	hit, err := FindDenied(p, t.Access, root.Path, root.Resolved, t.Filter, t.FilterBase, c.Granted)
+	hit, err := FindDenied(p, t.Access, root.Path, root.Resolved, c.Cwd, t.Filter, t.FilterBase, c.Granted)
 	if err != nil {
 		d := root
 		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -38,16 +39,21 @@ type Hidden struct {
 // spelling from which the filter can reach into it, so loops end and a
 // pnpm node_modules is walked at its real size; a spelling the filter
 // reaches nothing below does not use a directory up. filter, when set,
-// limits what the tool reaches: one glob over the relative path, or with
-// grep a ripgrep --glob list (see [Target.FilterBase]). Entries the person
-// granted for the session (granted, when not nil) count as allowed.
-func FindDenied(p decide.Policy, access decide.Access, root, real, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
+// limits what the tool reaches: ripgrep --glob lines, one (Glob's pattern)
+// or, with grep, a list (see [Target.FilterBase]); cwd is where the tool's
+// ripgrep runs, which its anchored globs start from ("" when unknown).
+// Entries the person granted for the session (granted, when not nil) count
+// as allowed.
+func FindDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
 	fi, err := os.Stat(real)
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
 	w := walker{p: p, access: access, filter: filter, grep: grep, granted: granted, entered: map[string]bool{}}
-	hit, err := w.dir(real, root, "")
+	if cwd != "" {
+		w.anchor = filepath.Clean(cwd)
+	}
+	hit, err := w.dir(real, filepath.Clean(root), "")
 	if errors.Is(err, errTooLarge) {
 		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, real)
 	}
@@ -62,6 +68,7 @@ type walker struct {
 	seen    int
 	granted func(decide.Access, string) bool
 	entered map[string]bool // directories walked, by resolved path
+	anchor  string          // where the tool's ripgrep runs: its anchored globs start there
 }
 
 // dir walks one directory: real is its resolved path, spelled the path the
@@ -164,6 +171,11 @@ func (w *walker) reachable(p string, dir bool) bool {
 		if slices.Contains(pat, "..") {
 			continue // no path ripgrep walks has one; a tool that resolves it is scanned at the target (globTargets)
 		}
+		// A search from above ripgrep's working directory (anchor) has
+		// the glob anchored below its root: the way down is reachable.
+		if dir && w.anchor != "" && isUnder(w.anchor, p) {
+			return true
+		}
 		for k := range segs {
 			if globMayMatch(pat, segs[k:], dir) {
 				return true
@@ -241,6 +253,11 @@ func expandBraces(p string) []string {
 		out = append(out, expandBraces(p[:open]+alt+p[open+end+1:])...)
 	}
 	return out
+}
+
+// isUnder reports whether p is dir or below it.
+func isUnder(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/'
 }
 
 func joinPath(dir, name string) string {

@@ -45,10 +45,11 @@ func TestReachable(t *testing.T) {
 		{"*.pem", false, "p/sub/dir/cert.pem", false, true},         // no slash: any depth, Glob too
 		{"sub/secrets/*", true, "p/sub/secrets/k.txt", false, true}, // anchored above the walk's root
 		{"sub/secrets/*", true, "p/sub/other/k.txt", false, false},
+		{"sub/secrets/*", true, "/w/p", true, true},       // the anchor, /w/p/sub, is below: the way down is reachable
 		{"../etc/*", false, "p/etc/passwd", false, false}, // ripgrep never walks a ".."
 	}
 	for _, tt := range tests {
-		w := walker{filter: tt.filter, grep: tt.grep}
+		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}
 		if got := w.reachable(tt.rel, tt.dir); got != tt.want {
 			t.Errorf("reachable(filter %q, grep %v, %q, dir %v) = %v, want %v", tt.filter, tt.grep, tt.rel, tt.dir, got, tt.want)
 		}
@@ -118,7 +119,7 @@ func TestFindDeniedSpellings(t *testing.T) {
 		{ws + "/clean", ws + "/clean", "", true, ""},
 	}
 	for _, tt := range tests {
-		hit, err := FindDenied(p, decide.Read, tt.root, tt.real, tt.filter, tt.grep, nil)
+		hit, err := FindDenied(p, decide.Read, tt.root, tt.real, "", tt.filter, tt.grep, nil)
 		if err != nil {
 			t.Fatalf("FindDenied(%s, filter %q): %v", tt.root, tt.filter, err)
 		}

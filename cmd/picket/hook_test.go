@@ -474,6 +474,8 @@ func TestHookRecursiveTools(t *testing.T) {
 			setup: nestedSecret},
 		{name: "grep glob anchored above the path", fence: secretsFence, tool: "Grep", input: map[string]any{"pattern": "x", "path": "sub", "glob": "sub/secrets/*"}, want: wantBlock, names: "secrets",
 			setup: nestedSecret},
+		{name: "grep glob anchored below the path", fence: secretsFence, tool: "Grep", input: map[string]any{"pattern": "x", "path": "..", "glob": "sub/secrets/*"}, want: wantBlock, names: "secrets",
+			setup: nestedSecret},
 		{name: "glob climbing out to a key", tool: "Glob", input: map[string]any{"pattern": "../home/.ssh/*"}, want: wantBlock, names: "id_rsa",
 			setup: func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }},
 		{name: "glob climbing out, nothing denied", tool: "Glob", input: map[string]any{"pattern": "../home/**/*.txt"}, want: wantPass,
