@@ -150,7 +150,7 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 			w.anchored = append(w.anchored, m)
 		}
 	}
-	w.run(walkRoots(root, home, w.anchored), len(ms) > 0)
+	w.run(walkRoots(root, home, w.anchored, writableDirs(s.AllowWrite, root, home)), len(ms) > 0)
 	saveWalk(cacheDir, key, &wx)
 	return x.merge(wx), nil
 }
@@ -284,7 +284,11 @@ type dirItem struct {
 	done   [nClasses]bool
 }
 
-func walkRoots(root, home string, anchored []matcher) []string {
+// walkRoots are where the walk starts: the workspace, home, the literal
+// directories anchored patterns name, and the literal writable directories
+// (/var/tmp under code): after a command, picket looks for the policy files
+// it made where the walk looked.
+func walkRoots(root, home string, anchored []matcher, writable []string) []string {
 	roots := []string{root}
 	if home != "" {
 		roots = append(roots, resolveOr(home))
@@ -294,7 +298,30 @@ func walkRoots(root, home string, anchored []matcher) []string {
 			roots = append(roots, m.prefix)
 		}
 	}
+	for _, d := range writable {
+		if !under(d, roots) && d != "/" {
+			roots = append(roots, d)
+		}
+	}
 	return roots
+}
+
+// writableDirs are the allowWrite rules without glob characters, resolved,
+// that are directories.
+func writableDirs(rules []decide.Rule, root, home string) []string {
+	var out []string
+	for _, r := range rules {
+		lit, rest := anchor(r.Pattern, root, home)
+		if hasMeta(rest) {
+			continue
+		}
+		if d := resolveExisting(filepath.Join(lit, rest)); d != "" {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 func (w *walker) run(roots []string, globs bool) {

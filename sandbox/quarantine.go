@@ -50,7 +50,7 @@ type Quarantined struct {
 // created.
 func ReportQuarantined(w io.Writer, m Quarantined) {
 	if m.Err != nil {
-		fmt.Fprintf(w, "picket: error: the command created the policy file %s, which would be the policy of whatever starts below it, and picket could not move it aside: %v; remove it before you start anything there\n", m.Path, m.Err)
+		fmt.Fprintf(w, "picket: error: %s: %v; a policy file the command made there would be the policy of whatever starts below it: look before you start anything there\n", m.Path, m.Err)
 		return
 	}
 	fmt.Fprintf(w, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
@@ -72,7 +72,8 @@ func quarantine(stamps []dirStamp, protect []string, start time.Time) (moved []Q
 		if err != nil || ctime(fi).Before(start) {
 			continue // gone, or untouched while the command ran
 		}
-		q.dir(d.Path, false)
+		// Another inode than the walk's: a directory moved onto the path.
+		q.dir(d.Path, inode(fi) != d.Ino)
 	}
 	return q.moved, q.budget > 0
 }
@@ -90,7 +91,13 @@ type quarantiner struct {
 // (fresh), every policy file is the command's.
 func (q *quarantiner) dir(d string, fresh bool) {
 	ents, err := os.ReadDir(d)
+	if err != nil && writable(d, 0o500) {
+		ents, err = os.ReadDir(d) // the command made it unreadable
+	}
 	if err != nil {
+		if !os.IsNotExist(err) {
+			q.moved = append(q.moved, Quarantined{Path: d, Err: fmt.Errorf("could not look in it for policy files: %w", err)})
+		}
 		return
 	}
 	for _, e := range ents {
@@ -124,10 +131,10 @@ func (q *quarantiner) check(p string, fresh bool) {
 	to := fmt.Sprintf("%s.quarantined-%d", p, time.Now().UnixNano())
 	err = os.Rename(p, to)
 	if err != nil {
-		// The command may have made its directory read-only.
-		if di, serr := os.Stat(filepath.Dir(p)); serr == nil && os.Chmod(filepath.Dir(p), di.Mode().Perm()|0o300) == nil {
-			err = os.Rename(p, to)
-		}
+		err = fmt.Errorf("a policy file the command made, which picket could not move aside: %w", err)
+	}
+	if err != nil && writable(filepath.Dir(p), 0o300) {
+		err = os.Rename(p, to) // the command made its directory read-only
 	}
 	if err != nil {
 		q.moved = append(q.moved, Quarantined{Path: p, Err: err})
@@ -136,20 +143,32 @@ func (q *quarantiner) check(p string, fresh bool) {
 	q.moved = append(q.moved, Quarantined{Path: p, MovedTo: to})
 }
 
+// writable adds the owner permissions perm to directory d, for a command
+// that took them away to hide what it made; it reports whether it could.
+func writable(d string, perm os.FileMode) bool {
+	fi, err := os.Stat(d)
+	return err == nil && fi.Mode().Perm()&perm != perm && os.Chmod(d, fi.Mode().Perm()|perm) == nil
+}
+
 // pending is a quarantine check left for later, should picket die first.
+// PID and Since name the picket that left it (Since is its start time in
+// /proc/<pid>/stat), so a later picket can tell whether it still lives; a
+// lock would not do, as a sandbox can read the record and hold one.
 type pending struct {
 	Start   int64    `json:"start"` // the command's start, Unix ns
 	Walk    string   `json:"walk"`  // the cached walk whose directories to check
 	Protect []string `json:"protect"`
+	PID     int      `json:"pid"`
+	Since   uint64   `json:"since"`
 }
 
 func pendingDir(stateDir string) string { return filepath.Join(stateDir, "sandbox", "pending") }
 
-// leavePending records the check for p's command, started at start, and
-// holds a lock on the record while picket lives; done does the check's
-// bookkeeping once picket has done it.
+// leavePending records the check for p's command, started at start; done
+// removes the record once picket has done the check itself.
 func leavePending(stateDir string, p Plan, start time.Time) (done func(), err error) {
-	if stateDir == "" || p.walkFile == "" {
+	since, ok := procStart(os.Getpid())
+	if stateDir == "" || p.walkFile == "" || !ok {
 		return func() {}, nil
 	}
 	dir := pendingDir(stateDir)
@@ -160,21 +179,16 @@ func leavePending(stateDir string, p Plan, start time.Time) (done func(), err er
 	if err != nil {
 		return nil, err
 	}
-	if err := lockExclusive(f); err != nil {
-		f.Close()
+	b, _ := json.Marshal(pending{Start: start.UnixNano(), Walk: p.walkFile, Protect: p.Protect, PID: os.Getpid(), Since: since})
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	b, _ := json.Marshal(pending{Start: start.UnixNano(), Walk: p.walkFile, Protect: p.Protect})
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return func() {
-		os.Remove(f.Name())
-		f.Close()
-	}, nil
+	return func() { os.Remove(f.Name()) }, nil
 }
 
 // RecoverQuarantine does the checks that picket runs which died before
@@ -192,17 +206,15 @@ func RecoverQuarantine(stateDir string, report func(Quarantined)) {
 			continue
 		}
 		name := filepath.Join(dir, e.Name())
-		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		var pd pending
+		b, err := os.ReadFile(name)
 		if err != nil {
 			continue
 		}
-		if !tryLockExclusive(f) {
-			f.Close() // its picket still runs, and will do the check
-			continue
-		}
-		var pd pending
-		b, _ := os.ReadFile(name)
 		if json.Unmarshal(b, &pd) == nil {
+			if since, ok := procStart(pd.PID); ok && since == pd.Since {
+				continue // its picket still runs, and will do the check
+			}
 			if c, ok := readWalk(pd.Walk); ok {
 				moved, _ := quarantine(c.Dirs, pd.Protect, time.Unix(0, pd.Start))
 				for _, m := range moved {
@@ -211,6 +223,5 @@ func RecoverQuarantine(stateDir string, report func(Quarantined)) {
 			}
 		}
 		os.Remove(name)
-		f.Close()
 	}
 }

@@ -554,6 +554,23 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 	}
 	secretFrom("moved")
 
+	// A deep directory holding one, moved onto a path the walk read.
+	run(".", "mkdir", "-p", "y/1/2/3/4/5/6/7/8/9", "walked")
+	run(".", "sh", "-c", fmt.Sprintf(`echo '%s' > y/1/2/3/4/5/6/7/8/9/fence.jsonc`, full))
+	run(".", "sh", "-c", "mv walked walked.orig && mv y/1/2/3/4/5/6/7/8/9 walked")
+	secretFrom("walked")
+
+	// A writable directory outside the workspace (/var/tmp under code).
+	vt, err := os.MkdirTemp("/var/tmp", "picket-quarantine-")
+	if err != nil {
+		t.Skipf("no /var/tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(vt) })
+	run(".", "sh", "-c", fmt.Sprintf(`mkdir %s/new && echo '%s' > %s/new/fence.jsonc`, vt, full, vt))
+	if _, err := os.Lstat(filepath.Join(vt, "new", "fence.jsonc")); err == nil {
+		t.Errorf("%s/new/fence.jsonc, made in /var/tmp, is still a policy file", vt)
+	}
+
 	// picket killed while the command runs: the next picket does the check.
 	os.MkdirAll(filepath.Join(w.ws, "k"), 0o755)
 	c, in, _ := startSandboxed(t, w, fmt.Sprintf(`echo '%s' > k/fence.jsonc; echo ready; read line`, full))
