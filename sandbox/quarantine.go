@@ -165,10 +165,11 @@ type pending struct {
 func pendingDir(stateDir string) string { return filepath.Join(stateDir, "sandbox", "pending") }
 
 // leavePending records the check for p's command, started at start; done
-// removes the record once picket has done the check itself.
+// records the command's window (see [ChangedDuringSandbox]) and removes
+// the record once picket has done the check itself.
 func leavePending(stateDir string, p Plan, start time.Time) (done func(), err error) {
 	since, ok := procStart(os.Getpid())
-	if stateDir == "" || p.walkFile == "" || !ok {
+	if stateDir == "" || !ok {
 		return func() {}, nil
 	}
 	dir := pendingDir(stateDir)
@@ -188,7 +189,12 @@ func leavePending(stateDir string, p Plan, start time.Time) (done func(), err er
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return func() { os.Remove(f.Name()) }, nil
+	return func() {
+		// The window first: between the two, the record still holds it open.
+		if recordWindow(stateDir, start, time.Now()) == nil {
+			os.Remove(f.Name())
+		}
+	}, nil
 }
 
 // RecoverQuarantine does the checks that picket runs which died before
@@ -220,6 +226,10 @@ func RecoverQuarantine(stateDir string, report func(Quarantined)) {
 				for _, m := range moved {
 					report(m)
 				}
+			}
+			// When its picket died is unknown: the window closes now.
+			if recordWindow(stateDir, time.Unix(0, pd.Start), time.Now()) != nil {
+				continue
 			}
 		}
 		os.Remove(name)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/sandbox"
 )
 
 // policyEnv builds the resolver's environment from the CLI's, with cwd and
@@ -35,11 +38,55 @@ func (c *cli) policyEnv(cwd, config string) (decide.Env, error) {
 }
 
 // loadPolicy resolves the policy for cwd (or the process's working
-// directory) and --config, validating every file of the chain.
+// directory) and --config, validating every file of the chain. It refuses
+// a chain with a file a sandboxed command may have written.
 func (c *cli) loadPolicy(cwd, config string) (*decide.Loaded, error) {
 	env, err := c.policyEnv(cwd, config)
 	if err != nil {
 		return nil, err
 	}
-	return decide.Load(env)
+	loaded, err := decide.Load(env)
+	if err != nil {
+		return nil, err
+	}
+	if f := sandboxWritten(loaded); f != "" {
+		return nil, fmt.Errorf("%s changed while a sandboxed command ran, so the command may have written it, and picket takes no policy from it; if you wrote it, run 'touch %s' when no command runs", f, f)
+	}
+	return loaded, nil
+}
+
+// sandboxWritten returns the first file of l's chain that changed while a
+// sandboxed command ran (see sandbox.ChangedDuringSandbox), or "". The
+// project's own policy file and the user's fence config are not asked, nor
+// a chain named with --config:
+// every sandbox mounts them read-only, and a person's edit of them (or a
+// persisted grant) made while a command runs must not lock them out.
+func sandboxWritten(l *decide.Loaded) string {
+	if l.Env.ConfigFile != "" {
+		return "" // --config: the caller named the policy, no discovery chose it
+	}
+	root := l.Policy.Spec().Root
+	projectFile := l.Env.ProjectDir != "" || decide.GitTop(root) == root
+	for _, f := range l.Chain {
+		if strings.HasPrefix(f, "builtin:") {
+			continue
+		}
+		dir := filepath.Dir(f)
+		if projectFile && sameDir(dir, root) || sameDir(dir, l.Env.UserConfigDir()) {
+			continue
+		}
+		if sandbox.ChangedDuringSandbox(l.Env.StateDir(), f) {
+			return f
+		}
+	}
+	return ""
+}
+
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }

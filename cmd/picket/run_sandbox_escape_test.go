@@ -402,7 +402,7 @@ func TestRunQuarantinesNewPolicyFiles(t *testing.T) {
 		t.Errorf("audit has %d run blocks, want 2:\n%s", n, audit)
 	}
 	// The next command started there runs under the project's policy.
-	if code, out, _ := pk(t, w.bin, filepath.Join(w.ws, "old"), w.env(), "run", "--", "cat", filepath.Join(w.home, ".ssh", "id_rsa")); code == 0 || strings.Contains(out, "SECRET") {
+	if code, out, _ := pk(t, w.bin, w.ws, w.env(), "run", "--cwd", filepath.Join(w.ws, "old"), "--", "cat", filepath.Join(w.home, ".ssh", "id_rsa")); code == 0 || strings.Contains(out, "SECRET") {
 		t.Errorf("from old/, cat ~/.ssh/id_rsa = %d %q, want it hidden", code, out)
 	}
 }
@@ -530,8 +530,10 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 	w := newEscapeWorld(t)
 	os.MkdirAll(filepath.Join(w.ws, "old"), 0o755)
 	full := `{"picket": {"mode": "full"}}`
+	// --cwd: the environment's PWD, the workspace, would win over the
+	// process's directory.
 	run := func(dir string, args ...string) (int, string, string) {
-		return pk(t, w.bin, filepath.Join(w.ws, dir), w.env(), append([]string{"run", "--"}, args...)...)
+		return pk(t, w.bin, w.ws, w.env(), append([]string{"run", "--cwd", filepath.Join(w.ws, dir), "--"}, args...)...)
 	}
 	secretFrom := func(dir string) {
 		t.Helper()
@@ -553,6 +555,27 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 		t.Errorf("moved/fence.jsonc, made beyond the walk and moved up, is still a policy file")
 	}
 	secretFrom("moved")
+
+	// Made beyond the walk's depth and left there: the check never sees it,
+	// but it changed while a command ran, so no picket takes it.
+	deep2 := "x/1/2/3/4/5/6/7/8/9/10"
+	run(".", "mkdir", "-p", deep2)
+	run(".", "sh", "-c", fmt.Sprintf(`echo '%s' > %s/fence.jsonc`, full, deep2))
+	if _, err := os.Lstat(filepath.Join(w.ws, deep2, "fence.jsonc")); err != nil {
+		t.Fatalf("the deep policy file was moved: the walk reached it, so this case tests nothing")
+	}
+	code, _, stderr := run(deep2, "true")
+	if code != exitUnavailable || !strings.Contains(stderr, "changed while a sandboxed command ran") {
+		t.Errorf("picket run from beside a policy file a command wrote = %d %q, want refused", code, stderr)
+	}
+	secretFrom(deep2)
+	// The person's own: touched once no command runs, it is theirs.
+	time.Sleep(100 * time.Millisecond)
+	now := time.Now()
+	os.Chtimes(filepath.Join(w.ws, deep2, "fence.jsonc"), now, now)
+	if code, _, stderr := run(deep2, "true"); code != 0 {
+		t.Errorf("after touch, picket run = %d %q, want it run under that policy", code, stderr)
+	}
 
 	// A deep directory holding one, moved onto a path the walk read.
 	run(".", "mkdir", "-p", "y/1/2/3/4/5/6/7/8/9", "walked")

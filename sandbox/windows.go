@@ -1,0 +1,117 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The quarantine moves aside the policy files a command made, but only
+// where its walk looked, and only once the command has ended. As a second
+// line, every sandboxed command leaves its window [start, end] in picket's
+// state dir (which sandboxes cannot write), and picket will not take a
+// policy from a file that changed inside one (see [ChangedDuringSandbox]):
+// a file made deeper than the walk went, or in a directory it never
+// looked at, or read while the command still runs, is refused all the
+// same. A person who wrote such a file touches it once no command runs.
+
+// windowsKeep is how long a window is remembered.
+const windowsKeep = 30 * 24 * time.Hour
+
+// windowsMax is the size past which the log drops forgotten windows.
+const windowsMax = 1 << 20
+
+func windowsFile(stateDir string) string { return filepath.Join(stateDir, "sandbox", "windows") }
+
+// recordWindow appends one finished window.
+func recordWindow(stateDir string, start, end time.Time) error {
+	if stateDir == "" {
+		return nil
+	}
+	name := windowsFile(stateDir)
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%d %d\n", start.UnixNano(), end.UnixNano())
+	fi, serr := f.Stat()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && serr == nil && fi.Size() > windowsMax {
+		pruneWindows(name)
+	}
+	return err
+}
+
+// pruneWindows drops the windows that ended before windowsKeep.
+func pruneWindows(name string) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-windowsKeep).UnixNano()
+	var keep strings.Builder
+	for _, line := range strings.Split(string(b), "\n") {
+		var s, e int64
+		if _, err := fmt.Sscan(line, &s, &e); err == nil && e >= cutoff {
+			keep.WriteString(line + "\n")
+		}
+	}
+	tmp := fmt.Sprintf("%s.%d", name, os.Getpid())
+	if os.WriteFile(tmp, []byte(keep.String()), 0o600) == nil {
+		os.Rename(tmp, name)
+	}
+}
+
+// ChangedDuringSandbox reports whether file, or the symlink that names it,
+// last changed while a sandboxed command ran: its ctime falls inside a
+// recorded window, or after the start of one still open (a command that
+// runs, or whose picket died before its check was done).
+func ChangedDuringSandbox(stateDir, file string) bool {
+	var times []time.Time
+	for _, stat := range []func(string) (os.FileInfo, error){os.Lstat, os.Stat} {
+		if fi, err := stat(file); err == nil {
+			times = append(times, ctime(fi))
+		}
+	}
+	if len(times) == 0 || stateDir == "" {
+		return false
+	}
+	in := func(s, e int64) bool {
+		for _, t := range times {
+			if n := t.UnixNano(); n >= s && (e == 0 || n <= e) {
+				return true
+			}
+		}
+		return false
+	}
+	if ents, err := os.ReadDir(pendingDir(stateDir)); err == nil {
+		for _, e := range ents {
+			var pd pending
+			if b, err := os.ReadFile(filepath.Join(pendingDir(stateDir), e.Name())); err == nil && json.Unmarshal(b, &pd) == nil && in(pd.Start, 0) {
+				return true
+			}
+		}
+	}
+	f, err := os.Open(windowsFile(stateDir))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var s, e int64
+		if _, err := fmt.Sscan(sc.Text(), &s, &e); err == nil && in(s, e) {
+			return true
+		}
+	}
+	return false
+}
