@@ -307,7 +307,7 @@ func walkRoots(root, home string, anchored []matcher, writable []string) []strin
 }
 
 // writableDirs are the allowWrite rules without glob characters, resolved,
-// that are directories.
+// that are directories, but /tmp: the sandbox's own /tmp is private.
 func writableDirs(rules []decide.Rule, root, home string) []string {
 	var out []string
 	for _, r := range rules {
@@ -315,7 +315,7 @@ func writableDirs(rules []decide.Rule, root, home string) []string {
 		if hasMeta(rest) {
 			continue
 		}
-		if d := resolveExisting(filepath.Join(lit, rest)); d != "" {
+		if d := resolveExisting(filepath.Join(lit, rest)); d != "" && !isTmp(d) {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				out = append(out, d)
 			}
