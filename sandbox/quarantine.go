@@ -32,9 +32,12 @@ import (
 // (an npm install makes tens of thousands).
 const quarantineBudget = 200_000
 
-// ctimeSlack is how much earlier than the command's start a ctime may be
-// and still count as after it: Linux stamps ctimes from a coarse clock.
-const ctimeSlack = 50 * time.Millisecond
+// The kernel stamps ctimes from a coarse clock (CLOCK_REALTIME_COARSE,
+// a tick of a few milliseconds behind time.Now): the command's start and
+// end are read from that clock (coarseNow), and a ctime after the start
+// and not after the end is the command's. A write in the same tick as the
+// start cannot be the command's (bubblewrap takes longer to set up); one
+// in the same tick as the end may be either, and counts as the command's.
 
 // policyNames are the file names discovery takes as a policy.
 var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
@@ -69,7 +72,7 @@ func quarantine(stamps []dirStamp, protect []string, start time.Time) (moved []Q
 	}
 	for _, d := range stamps {
 		fi, err := os.Stat(d.Path)
-		if err != nil || ctime(fi).Before(start) {
+		if err != nil || !ctime(fi).After(start) {
 			continue // gone, or untouched while the command ran
 		}
 		// Another inode than the walk's: a directory moved onto the path.
@@ -112,7 +115,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		case e.IsDir() && !q.stamped[p]:
 			q.stamped[p] = true
 			sub := fresh
-			if fi, err := os.Lstat(p); err == nil && !ctime(fi).Before(q.start) {
+			if fi, err := os.Lstat(p); err == nil && ctime(fi).After(q.start) {
 				sub = true
 			}
 			q.dir(p, sub)
@@ -125,7 +128,7 @@ func (q *quarantiner) check(p string, fresh bool) {
 		return
 	}
 	fi, err := os.Lstat(p)
-	if err != nil || !fresh && ctime(fi).Before(q.start) {
+	if err != nil || !fresh && !ctime(fi).After(q.start) {
 		return
 	}
 	to := fmt.Sprintf("%s.quarantined-%d", p, time.Now().UnixNano())
@@ -165,12 +168,13 @@ type pending struct {
 func pendingDir(stateDir string) string { return filepath.Join(stateDir, "sandbox", "pending") }
 
 // leavePending records the check for p's command, started at start; done
-// records the command's window (see [ChangedDuringSandbox]) and removes
-// the record once picket has done the check itself.
-func leavePending(stateDir string, p Plan, start time.Time) (done func(), err error) {
+// records the command's window, which ended at end (see
+// [ChangedDuringSandbox]), and removes the record once picket has done the
+// check itself.
+func leavePending(stateDir string, p Plan, start time.Time) (done func(end time.Time), err error) {
 	since, ok := procStart(os.Getpid())
 	if stateDir == "" || !ok {
-		return func() {}, nil
+		return func(time.Time) {}, nil
 	}
 	dir := pendingDir(stateDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -189,9 +193,9 @@ func leavePending(stateDir string, p Plan, start time.Time) (done func(), err er
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return func() {
+	return func(end time.Time) {
 		// The window first: between the two, the record still holds it open.
-		if recordWindow(stateDir, start, time.Now()) == nil {
+		if recordWindow(stateDir, start, end) == nil {
 			os.Remove(f.Name())
 		}
 	}, nil
@@ -228,7 +232,7 @@ func RecoverQuarantine(stateDir string, report func(Quarantined)) {
 				}
 			}
 			// When its picket died is unknown: the window closes now.
-			if recordWindow(stateDir, time.Unix(0, pd.Start), time.Now()) != nil {
+			if recordWindow(stateDir, time.Unix(0, pd.Start), coarseNow()) != nil {
 				continue
 			}
 		}

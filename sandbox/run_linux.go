@@ -54,9 +54,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
-	// The kernel stamps ctimes from a clock that may lag time.Now by a
-	// tick; a little earlier than the start counts as after it.
-	started := time.Now().Add(-ctimeSlack)
+	started := coarseNow() // the clock ctimes come from (see quarantine.go)
 	settled, err := leavePending(r.StateDir, p, started)
 	if err != nil {
 		info.Close()
@@ -64,7 +62,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 		return 0, fmt.Errorf("failed to record the policy-file check: %w", err)
 	}
 	if err := c.Start(); err != nil {
-		settled()
+		settled(coarseNow())
 		info.Close()
 		infoW.Close()
 		return 0, &UnavailableError{What: fmt.Sprintf("bubblewrap could not start: %v", err)}
@@ -91,9 +89,10 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 				default:
 				}
 			}
+			ended := coarseNow()
 			code, err := exitStatus(c, err, child)
 			r.quarantine(p, started)
-			settled()
+			settled(ended)
 			return code, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -71,10 +72,52 @@ func pruneWindows(name string) {
 	}
 }
 
+func trustedFile(stateDir string) string { return filepath.Join(stateDir, "sandbox", "trusted") }
+
+// TrustWrite records that picket itself just wrote file (a persisted grant,
+// picket init), so that a write made while a command runs is not taken
+// for the command's: [ChangedDuringSandbox] passes a file whose ctime is
+// still the one recorded.
+func TrustWrite(stateDir, file string) error {
+	fi, err := os.Stat(file)
+	if err != nil || stateDir == "" {
+		return err
+	}
+	name := trustedFile(stateDir)
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%d %s\n", ctime(fi).UnixNano(), strconv.Quote(file))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// trusted reports whether picket recorded writing file with this ctime.
+func trusted(stateDir, file string, ct time.Time) bool {
+	b, err := os.ReadFile(trustedFile(stateDir))
+	if err != nil {
+		return false
+	}
+	want := fmt.Sprintf("%d %s", ct.UnixNano(), strconv.Quote(file))
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == want {
+			return true
+		}
+	}
+	return false
+}
+
 // ChangedDuringSandbox reports whether file, or the symlink that names it,
 // last changed while a sandboxed command ran: its ctime falls inside a
 // recorded window, or after the start of one still open (a command that
-// runs, or whose picket died before its check was done).
+// runs, or whose picket died before its check was done). A write picket
+// recorded as its own (see [TrustWrite]) does not count.
 func ChangedDuringSandbox(stateDir, file string) bool {
 	var times []time.Time
 	for _, stat := range []func(string) (os.FileInfo, error){os.Lstat, os.Stat} {
@@ -85,9 +128,12 @@ func ChangedDuringSandbox(stateDir, file string) bool {
 	if len(times) == 0 || stateDir == "" {
 		return false
 	}
+	if len(times) == 2 && times[0].Equal(times[1]) && trusted(stateDir, file, times[1]) {
+		return false // not a symlink, and written by picket
+	}
 	in := func(s, e int64) bool {
 		for _, t := range times {
-			if n := t.UnixNano(); n >= s && (e == 0 || n <= e) {
+			if n := t.UnixNano(); n > s && (e == 0 || n <= e) {
 				return true
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/picketdev/picket/grants"
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/persist"
+	"github.com/picketdev/picket/sandbox"
 	"github.com/picketdev/picket/schema"
 	"github.com/picketdev/picket/tui"
 )
@@ -236,12 +237,18 @@ func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decis
 	if file, exists := persist.Target(persist.ProjectRoot(call.cwd)); !c.takesEffect(loaded, file, exists) {
 		return fmt.Errorf("an entry in %s would not change the policy in force in %s", file, call.cwd)
 	}
-	_, err := persist.Grant(persist.Options{
+	res, err := persist.Grant(persist.Options{
 		Root: persist.ProjectRoot(call.cwd), File: target, Access: access, Path: d.Resolved,
 		UserConfigExists: c.userConfigExists(loaded),
 		Validate:         validateSource,
 		Refuse:           refuse,
 	})
+	if err == nil && !res.AlreadyPresent {
+		// Picket's own write, should a sandboxed command be running.
+		if terr := sandbox.TrustWrite(loaded.Env.StateDir(), res.Resolved); terr != nil {
+			c.warnf("could not record the persist as picket's own: %v", terr)
+		}
+	}
 	return err
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/persist"
+	"github.com/picketdev/picket/sandbox"
 	"github.com/picketdev/picket/schema"
 )
 
@@ -78,6 +79,9 @@ func (c *cli) initAt(env decide.Env, tmpl string, force bool) int {
 	if err != nil {
 		c.errorf("%v", err)
 		return 2
+	}
+	if err := sandbox.TrustWrite(env.StateDir(), file); err != nil {
+		c.warnf("could not record %s as picket's own write: %v", file, err)
 	}
 	fmt.Fprintf(c.stderr, "picket: wrote %s (%d lines, extends %s)\n", file, bytes.Count(src, []byte("\n")), tmpl)
 	for _, b := range backups {

@@ -50,29 +50,33 @@ func (c *cli) loadPolicy(cwd, config string) (*decide.Loaded, error) {
 		return nil, err
 	}
 	if f := sandboxWritten(loaded); f != "" {
-		return nil, fmt.Errorf("%s changed while a sandboxed command ran, so the command may have written it, and picket takes no policy from it; if you wrote it, run 'touch %s' when no command runs", f, f)
+		return nil, &sandboxWrittenError{file: f}
 	}
 	return loaded, nil
 }
 
+// sandboxWrittenError is a policy chain holding a file a sandboxed command
+// may have written.
+type sandboxWrittenError struct{ file string }
+
+func (e *sandboxWrittenError) Error() string {
+	return fmt.Sprintf("%s changed while a sandboxed command ran, so the command may have written it, and picket takes no policy from it; if you wrote it, run 'touch %s' once no sandboxed command runs", e.file, e.file)
+}
+
 // sandboxWritten returns the first file of l's chain that changed while a
-// sandboxed command ran (see sandbox.ChangedDuringSandbox), or "". The
-// project's own policy file and the user's fence config are not asked, nor
-// a chain named with --config:
-// every sandbox mounts them read-only, and a person's edit of them (or a
-// persisted grant) made while a command runs must not lock them out.
+// sandboxed command ran (see sandbox.ChangedDuringSandbox), or "". Every
+// file is asked, the project's own too: which directory is the project is
+// the command's to change (a .git file makes any directory a git top).
+// Not asked: the user's fence config (every sandbox mounts its directory
+// read-only) and a chain named with --config (the caller chose it). A
+// persisted grant or picket init, written while a command runs, is
+// recorded as picket's own (sandbox.TrustWrite).
 func sandboxWritten(l *decide.Loaded) string {
 	if l.Env.ConfigFile != "" {
-		return "" // --config: the caller named the policy, no discovery chose it
+		return ""
 	}
-	root := l.Policy.Spec().Root
-	projectFile := l.Env.ProjectDir != "" || decide.GitTop(root) == root
 	for _, f := range l.Chain {
-		if strings.HasPrefix(f, "builtin:") {
-			continue
-		}
-		dir := filepath.Dir(f)
-		if projectFile && sameDir(dir, root) || sameDir(dir, l.Env.UserConfigDir()) {
+		if strings.HasPrefix(f, "builtin:") || sameDir(filepath.Dir(f), l.Env.UserConfigDir()) {
 			continue
 		}
 		if sandbox.ChangedDuringSandbox(l.Env.StateDir(), f) {

@@ -69,7 +69,12 @@ func runRun(c *cli, args []string) int {
 	loaded, err := c.loadPolicy(*cwd, *config)
 	if err != nil {
 		c.errorf("%v", err)
-		c.hintf("fix the policy (picket validate); nothing ran")
+		var sw *sandboxWrittenError
+		if errors.As(err, &sw) {
+			c.hintf("nothing ran")
+		} else {
+			c.hintf("fix the policy (picket validate); nothing ran")
+		}
 		return exitUnavailable
 	}
 	dir := loaded.Env.Cwd

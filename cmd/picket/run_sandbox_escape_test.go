@@ -560,8 +560,9 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 	// but it changed while a command ran, so no picket takes it.
 	deep2 := "x/1/2/3/4/5/6/7/8/9/10"
 	run(".", "mkdir", "-p", deep2)
-	time.Sleep(100 * time.Millisecond) // past the check's 50 ms of slack, or it looks there too
-	_, _, made := run(".", "sh", "-c", fmt.Sprintf(`echo '%s' > %s/fence.jsonc`, full, deep2))
+	time.Sleep(100 * time.Millisecond) // out of the first command's last clock tick, or the check looks there too
+	// With a .git file beside it, which makes its directory a git top.
+	_, _, made := run(".", "sh", "-c", fmt.Sprintf(`: > %[2]s/.git && echo '%[1]s' > %[2]s/fence.jsonc`, full, deep2))
 	if _, err := os.Lstat(filepath.Join(w.ws, deep2, "fence.jsonc")); err != nil {
 		t.Fatalf("the deep policy file was moved: the walk reached it, so this case tests nothing: %s", made)
 	}
@@ -576,6 +577,15 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 	os.Chtimes(filepath.Join(w.ws, deep2, "fence.jsonc"), now, now)
 	if code, _, stderr := run(deep2, "true"); code != 0 {
 		t.Errorf("after touch, picket run = %d %q, want it run under that policy", code, stderr)
+	}
+
+	// A file the person's own nested policy extends, written by a command.
+	write(t, filepath.Join(w.ws, "pkg", "fence.jsonc"), `{"extends": "../shared.jsonc"}`)
+	write(t, filepath.Join(w.ws, "shared.jsonc"), `{"extends": "code"}`)
+	time.Sleep(100 * time.Millisecond)
+	run(".", "sh", "-c", fmt.Sprintf(`echo '%s' > shared.jsonc`, full))
+	if code, _, stderr := run("pkg", "true"); code != exitUnavailable || !strings.Contains(stderr, "shared.jsonc changed while a sandboxed command ran") {
+		t.Errorf("picket run from pkg/, whose policy extends a file a command wrote = %d %q, want refused", code, stderr)
 	}
 
 	// A deep directory holding one, moved onto a path the walk read.
