@@ -61,8 +61,7 @@ func pruneWindows(name string) {
 	cutoff := time.Now().Add(-windowsKeep).UnixNano()
 	var keep strings.Builder
 	for _, line := range strings.Split(string(b), "\n") {
-		var s, e int64
-		if _, err := fmt.Sscan(line, &s, &e); err == nil && e >= cutoff {
+		if _, e, ok := parseWindow(line); ok && e >= cutoff {
 			keep.WriteString(line + "\n")
 		}
 	}
@@ -77,7 +76,9 @@ func trustedFile(stateDir string) string { return filepath.Join(stateDir, "sandb
 // TrustWrite records that picket itself just wrote file (a persisted grant,
 // picket init), so that a write made while a command runs is not taken
 // for the command's: [ChangedDuringSandbox] passes a file whose ctime is
-// still the one recorded.
+// still the one recorded. It also remembers files found outside every
+// window. The list is read whole on every policy load; it grows by a line
+// per policy edit.
 func TrustWrite(stateDir, file string) error {
 	fi, err := os.Stat(file)
 	if err != nil || stateDir == "" {
@@ -147,17 +148,30 @@ func ChangedDuringSandbox(stateDir, file string) bool {
 			}
 		}
 	}
-	f, err := os.Open(windowsFile(stateDir))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var s, e int64
-		if _, err := fmt.Sscan(sc.Text(), &s, &e); err == nil && in(s, e) {
-			return true
+	if f, err := os.Open(windowsFile(stateDir)); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if s, e, ok := parseWindow(sc.Text()); ok && in(s, e) {
+				return true
+			}
 		}
 	}
+	// No window can ever hold this ctime now: later ones start later.
+	// Remember it, so the next load reads one short file, not the log.
+	if len(times) == 2 && times[0].Equal(times[1]) {
+		TrustWrite(stateDir, file)
+	}
 	return false
+}
+
+// parseWindow reads one "start end" line.
+func parseWindow(line string) (s, e int64, ok bool) {
+	a, b, found := strings.Cut(line, " ")
+	if !found {
+		return 0, 0, false
+	}
+	s, err1 := strconv.ParseInt(a, 10, 64)
+	e, err2 := strconv.ParseInt(b, 10, 64)
+	return s, e, err1 == nil && err2 == nil
 }
