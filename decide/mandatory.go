@@ -63,7 +63,10 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		// repositories have their own .git: their hooks run code too.
 		root+"/.git/modules/**/hooks", root+"/**/.git/hooks",
 		// commondir points a git dir at another, whose config then counts.
-		root+"/.git/commondir", root+"/**/.git/commondir",
+		// Spelled as a glob ("[c]"), so that the shell sandbox protects it
+		// where it exists and makes no placeholder where it does not: git
+		// reads .git/commondir, and finding a directory there it fails.
+		root+"/.git/[c]ommondir", root+"/**/.git/commondir",
 		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile", "~/.gitconfig",
 	)
 	for _, d := range []string{"commands", "agents", "skills", "hooks"} {

@@ -93,6 +93,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 			code, err := exitStatus(c, err, child)
 			r.quarantine(p, started)
 			settled(ended)
+			waitPast(ended)
 			return code, err
 		}
 	}
@@ -244,4 +245,13 @@ func Probe(path, probe string) Status {
 	c.Stdout, c.Stderr = &out, &out
 	s.UserNS = c.Run() == nil
 	return s
+}
+
+// waitPast returns once the ctime clock has moved past t (a tick, a few
+// ms at most): a file the person writes after picket returns must not
+// share the window's last tick, which counts as the command's.
+func waitPast(t time.Time) {
+	for deadline := time.Now().Add(50 * time.Millisecond); !coarseNow().After(t) && time.Now().Before(deadline); {
+		time.Sleep(500 * time.Microsecond)
+	}
 }

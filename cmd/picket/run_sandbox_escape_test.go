@@ -619,3 +619,30 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 		t.Errorf("k/fence.jsonc is still a policy file after the next run")
 	}
 }
+
+// TestRunGit: git works in the sandbox of a real repository (the
+// protected .git/hooks and .git/config, and no placeholder where git
+// reads a file), while its hooks stay out of reach.
+func TestRunGit(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	w := newEscapeWorld(t)
+	os.RemoveAll(filepath.Join(w.ws, ".git"))
+	for _, args := range [][]string{{"init", "-q"}, {"config", "user.email", "a@b"}, {"config", "user.name", "a"}} {
+		c := exec.Command(git, args...)
+		c.Dir, c.Env = w.ws, w.env()
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	code, out, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c",
+		"git status --short >/dev/null && git add main.go && git commit -qm first && git log --oneline | wc -l")
+	if code != 0 || strings.TrimSpace(out) != "1" {
+		t.Errorf("git in the sandbox = %d %q %s, want a commit made", code, out, stderr)
+	}
+	if code, _, _ := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", "echo x > .git/hooks/pre-commit"); code == 0 {
+		t.Errorf("a git hook was written from the sandbox")
+	}
+}
