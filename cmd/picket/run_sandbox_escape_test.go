@@ -176,6 +176,21 @@ func TestRunTIOCSTI(t *testing.T) {
 
 func openPTY(t *testing.T) (*os.File, *os.File) {
 	t.Helper()
+	ptmx, pts := newPTY(t)
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			if _, err := ptmx.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	return ptmx, pts
+}
+
+// newPTY opens a pseudo-terminal pair; the caller reads the master.
+func newPTY(t *testing.T) (ptmx, pts *os.File) {
+	t.Helper()
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("no pty: %v", err)
@@ -187,18 +202,10 @@ func openPTY(t *testing.T) (*os.File, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		buf := make([]byte, 1024)
-		for {
-			if _, err := ptmx.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
 	return ptmx, pts
 }
 
@@ -413,22 +420,8 @@ func TestRunQuarantinesNewPolicyFiles(t *testing.T) {
 // pty) held each picket command for 5 s (third_party/bubbletea).
 func TestNoTerminalQueryAtStart(t *testing.T) {
 	bin := picketBin(t, t.TempDir())
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
+	ptmx, pts := newPTY(t)
 	defer ptmx.Close()
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := exec.Command(bin, "version")
 	c.Env = []string{"HOME=" + t.TempDir(), "TERM=xterm-256color"}
 	c.Stdin, c.Stdout, c.Stderr = pts, pts, pts
