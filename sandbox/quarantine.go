@@ -180,7 +180,9 @@ func leavePending(stateDir string, p Plan, start time.Time) (done func(end time.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "run-*.json")
+	// Written under another name and renamed, so that no reader ever
+	// sees half a record (and takes it for a dead one).
+	f, err := os.CreateTemp(dir, "run-*.tmp")
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +191,10 @@ func leavePending(stateDir string, p Plan, start time.Time) (done func(end time.
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	record := strings.TrimSuffix(f.Name(), ".tmp") + ".json"
+	if err == nil {
+		err = os.Rename(f.Name(), record)
+	}
 	if err != nil {
 		os.Remove(f.Name())
 		return nil, err
@@ -196,15 +202,15 @@ func leavePending(stateDir string, p Plan, start time.Time) (done func(end time.
 	return func(end time.Time) {
 		// The window first: between the two, the record still holds it open.
 		if recordWindow(stateDir, start, end) == nil {
-			os.Remove(f.Name())
+			os.Remove(record)
 		}
 	}, nil
 }
 
 // RecoverQuarantine does the checks that picket runs which died before
-// their own left pending: each record no live picket holds. It is cheap
-// when there are none (one directory read), so the hook calls it on every
-// event, before it reads a policy.
+// their own left pending: each record whose picket no longer runs. It is
+// cheap when there are none (one directory read), so the hook calls it on
+// every event, before it reads a policy.
 func RecoverQuarantine(stateDir string, report func(Quarantined)) {
 	dir := pendingDir(stateDir)
 	ents, err := os.ReadDir(dir)
