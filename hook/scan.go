@@ -151,12 +151,25 @@ func (w *walker) reachable(p string, dir bool) bool {
 	}
 	globs := []string{w.filter}
 	if w.grep {
-		if globs = grepGlobs(w.filter); len(globs) == 0 {
+		// Claude Code splits Grep's glob on spaces and commas; Pi hands it
+		// to ripgrep whole. Either may be what runs.
+		split := grepGlobs(w.filter)
+		if len(split) == 0 {
 			return true // no --glob at all: grep reaches everything
+		}
+		globs = append(split, w.filter)
+	}
+	// Braces first, over the whole glob: "{a/b,secrets/*}" is two globs,
+	// each with its own slashes.
+	var alts []string
+	for _, g := range globs {
+		alts = append(alts, expandBraces(g)...)
+		if len(alts) > maxAlternatives {
+			return true // assume the worst
 		}
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")
-	for _, g := range globs {
+	for _, g := range alts {
 		if strings.HasPrefix(g, "!") {
 			return true // a negation lets through all it does not name
 		}
@@ -226,11 +239,18 @@ func globMayMatch(pat, segs []string, dir bool) bool {
 	return globMayMatch(pat[1:], segs[1:], dir)
 }
 
+// maxAlternatives bounds a filter's brace expansion; past it, the filter
+// counts as reaching everything.
+const maxAlternatives = 256
+
 // segMatch matches one segment; braces expand ("*.{js,ts}") as the agents'
-// glob libraries do. A malformed pattern counts as a match.
+// glob libraries do, and case is ignored (fd, Pi's find, matches an
+// all-lowercase pattern so; matching more is the cautious side). A
+// malformed pattern counts as a match.
 func segMatch(pat, seg string) bool {
 	// Shell globs negate a class with "[!...]"; path.Match spells it "[^...]".
-	pat = strings.ReplaceAll(pat, "[!", "[^")
+	pat = strings.ToLower(strings.ReplaceAll(pat, "[!", "[^"))
+	seg = strings.ToLower(seg)
 	for _, alt := range expandBraces(pat) {
 		if ok, err := path.Match(alt, seg); err != nil || ok {
 			return true

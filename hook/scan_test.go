@@ -47,6 +47,12 @@ func TestReachable(t *testing.T) {
 		{"sub/secrets/*", true, "p/sub/other/k.txt", false, false},
 		{"sub/secrets/*", true, "/w/p", true, true},       // the anchor, /w/p/sub, is below: the way down is reachable
 		{"../etc/*", false, "p/etc/passwd", false, false}, // ripgrep never walks a ".."
+		// Found against Pi's grep (ripgrep, glob whole) and find (fd):
+		{"{nothing/x,**/secrets/**}", true, "p/secrets/key.txt", false, true}, // braces around slashes
+		{"{x/y,secrets}/*", false, "p/secrets/key.txt", false, true},
+		{"pro[j]/secrets/*", false, "w/Proj/secrets/key.txt", false, true}, // fd's smart case
+		{"*env", false, "p/.ENV", false, true},
+		{"{.ENV,a b}", true, "p/.ENV", false, true}, // not split, as Pi passes it
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}
