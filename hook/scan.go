@@ -149,7 +149,7 @@ func (w *walker) reachable(p string, dir bool) bool {
 	if w.filter == "" {
 		return true
 	}
-	globs := []string{w.filter}
+	sets := [][]string{{w.filter}}
 	if w.grep {
 		// Claude Code splits Grep's glob on spaces and commas; Pi hands it
 		// to ripgrep whole. Either may be what runs.
@@ -157,45 +157,87 @@ func (w *walker) reachable(p string, dir bool) bool {
 		if len(split) == 0 {
 			return true // no --glob at all: grep reaches everything
 		}
-		globs = append(split, w.filter)
-	}
-	// Braces first, over the whole glob: "{a/b,secrets/*}" is two globs,
-	// each with its own slashes.
-	var alts []string
-	for _, g := range globs {
-		alts = append(alts, expandBraces(g)...)
-		if len(alts) > maxAlternatives {
-			return true // assume the worst
-		}
+		sets = [][]string{split, {w.filter}}
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")
-	for _, g := range alts {
-		if strings.HasPrefix(g, "!") {
-			return true // a negation lets through all it does not name
-		}
-		g = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(g, "./"), "/"), "/")
-		if !strings.Contains(g, "/") {
-			if dir || strings.Contains(g, "**") || segMatch(g, segs[len(segs)-1]) {
-				return true // a base-name glob can match any file below
-			}
-			continue
-		}
-		pat := strings.Split(g, "/")
-		if slices.Contains(pat, "..") {
-			continue // no path ripgrep walks has one; a tool that resolves it is scanned at the target (globTargets)
-		}
-		// A search from above ripgrep's working directory (anchor) has
-		// the glob anchored below its root: the way down is reachable.
-		if dir && w.anchor != "" && isUnder(w.anchor, p) {
+	for _, globs := range sets {
+		if w.reachableBy(globs, p, segs, dir) {
 			return true
-		}
-		for k := range segs {
-			if globMayMatch(pat, segs[k:], dir) {
-				return true
-			}
 		}
 	}
 	return false
+}
+
+// reachableBy reports whether ripgrep given these --glob lines may reach p:
+// with positive globs, when one may match it; with negations alone, when
+// none of them surely names it. Braces expand first, over the whole glob:
+// "{a/b,secrets/*}" is two globs, each with its own slashes.
+func (w *walker) reachableBy(globs []string, p string, segs []string, dir bool) bool {
+	var pos, neg []string
+	for _, g := range globs {
+		if n, ok := strings.CutPrefix(g, "!"); ok {
+			neg = append(neg, expandBraces(n)...)
+		} else {
+			pos = append(pos, expandBraces(g)...)
+		}
+		if len(pos)+len(neg) > maxAlternatives {
+			return true // assume the worst
+		}
+	}
+	if len(pos) == 0 {
+		for _, n := range neg {
+			if excludes(n, segs[len(segs)-1], dir) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, g := range pos {
+		if w.mayMatch(g, p, segs, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayMatch reports whether one positive glob may match p (or, for a
+// directory, something below it).
+func (w *walker) mayMatch(g, p string, segs []string, dir bool) bool {
+	g = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(g, "./"), "/"), "/")
+	if !strings.Contains(g, "/") {
+		// A base-name glob can match any file below a directory.
+		return dir || strings.Contains(g, "**") || segMatch(g, segs[len(segs)-1])
+	}
+	pat := strings.Split(g, "/")
+	if slices.Contains(pat, "..") {
+		return false // no path ripgrep walks has one; a tool that resolves it is scanned at the target (globTargets)
+	}
+	// A search from above ripgrep's working directory (anchor) has the
+	// glob anchored below its root: the way down is reachable.
+	if dir && w.anchor != "" && isUnder(w.anchor, p) {
+		return true
+	}
+	for k := range segs {
+		if globMayMatch(pat, segs[k:], dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// excludes reports whether a negated glob surely names an entry with base
+// name base: only a glob without a slash is judged (a trailing slash names
+// directories alone), case and all, as ripgrep matches it; any other
+// counts as naming nothing, the cautious side.
+func excludes(n, base string, dir bool) bool {
+	n = strings.TrimPrefix(n, "./")
+	dirOnly := strings.HasSuffix(n, "/")
+	n = strings.TrimSuffix(n, "/")
+	if n == "" || strings.Contains(n, "/") || strings.Contains(n, "**") || dirOnly && !dir {
+		return false
+	}
+	ok, err := path.Match(strings.ReplaceAll(n, "[!", "[^"), base)
+	return err == nil && ok
 }
 
 // grepGlobs splits Grep's glob parameter as Claude Code does before passing

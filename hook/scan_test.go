@@ -53,6 +53,16 @@ func TestReachable(t *testing.T) {
 		{"pro[j]/secrets/*", false, "w/Proj/secrets/key.txt", false, true}, // fd's smart case
 		{"*env", false, "p/.ENV", false, true},
 		{"{.ENV,a b}", true, "p/.ENV", false, true}, // not split, as Pi passes it
+		// Negations alone: what one surely names is not reached.
+		{"!.env", true, "p/.env", false, false},
+		{"!.env", true, "p/.ENV", false, true}, // ripgrep matches case
+		{"!.env", true, "p/src", true, true},
+		{"!secrets/", true, "p/secrets", true, false},
+		{"!secrets/", true, "p/secrets", false, true},
+		{"!{.env,*.pem}", true, "p/k.pem", false, false},
+		{"!.env,!*.pem", true, "p/.env", false, true}, // whole, as Pi passes it, it names neither
+		{"!.env *.md", true, "p/.env", false, true},
+		{"!sub/.env", true, "p/sub/.env", false, true}, // a slash: not judged
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}

@@ -476,6 +476,10 @@ func TestHookRecursiveTools(t *testing.T) {
 			setup: nestedSecret},
 		{name: "grep glob anchored below the path", fence: secretsFence, tool: "Grep", input: map[string]any{"pattern": "x", "path": "..", "glob": "sub/secrets/*"}, want: wantBlock, names: "secrets",
 			setup: nestedSecret},
+		// The block's suggestion, a glob that excludes the denied path,
+		// works: a negation names it.
+		{name: "grep excluding the denied file", tool: "Grep", input: map[string]any{"pattern": "x", "glob": "!.env"}, want: wantPass},
+		{name: "grep excluding another file", tool: "Grep", input: map[string]any{"pattern": "x", "glob": "!.envrc"}, want: wantBlock, names: ".env"},
 		{name: "glob climbing out to a key", tool: "Glob", input: map[string]any{"pattern": "../home/.ssh/*"}, want: wantBlock, names: "id_rsa",
 			setup: func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }},
 		{name: "glob climbing out, nothing denied", tool: "Glob", input: map[string]any{"pattern": "../home/**/*.txt"}, want: wantPass,
