@@ -227,10 +227,10 @@ func (w *walker) mayMatch(g, p string, segs []string, dir bool) bool {
 
 // excludes reports whether a negated glob surely names an entry with base
 // name base: only a glob without a slash is judged (a trailing slash names
-// directories alone), case and all, as ripgrep matches it; any other
-// counts as naming nothing, the cautious side.
+// directories alone), case and all, as ripgrep matches it; any other,
+// "./.env" included (ripgrep excludes nothing with it), counts as naming
+// nothing, the cautious side.
 func excludes(n, base string, dir bool) bool {
-	n = strings.TrimPrefix(n, "./")
 	dirOnly := strings.HasSuffix(n, "/")
 	n = strings.TrimSuffix(n, "/")
 	if n == "" || strings.Contains(n, "/") || strings.Contains(n, "**") || dirOnly && !dir {

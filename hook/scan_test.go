@@ -63,6 +63,7 @@ func TestReachable(t *testing.T) {
 		{"!.env,!*.pem", true, "p/.env", false, true}, // whole, as Pi passes it, it names neither
 		{"!.env *.md", true, "p/.env", false, true},
 		{"!sub/.env", true, "p/sub/.env", false, true}, // a slash: not judged
+		{"!./.env", true, "p/.env", false, true},       // ripgrep excludes nothing with it
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}
