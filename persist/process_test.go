@@ -89,14 +89,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	doc, err := decode([]byte(readFile(t, file)))
-	if err != nil {
-		t.Fatalf("policy no longer parses: %v", err)
-	}
-	got := map[string]bool{}
-	for _, p := range doc.(map[string]any)["filesystem"].(map[string]any)["allowRead"].([]any) {
-		got[p.(string)] = true
-	}
+	got := allowReadSet(t, file)
 	for _, prefix := range []string{"/a", "/b"} {
 		for i := range n {
 			if p := fmt.Sprintf("%s/%d", prefix, i); !got[p] {
@@ -139,14 +132,7 @@ func TestConcurrentLinkedProjectsLoseNothing(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	doc, err := decode([]byte(readFile(t, shared)))
-	if err != nil {
-		t.Fatalf("policy no longer parses: %v", err)
-	}
-	got := map[string]bool{}
-	for _, p := range doc.(map[string]any)["filesystem"].(map[string]any)["allowRead"].([]any) {
-		got[p.(string)] = true
-	}
+	got := allowReadSet(t, shared)
 	for _, project := range []string{"/a", "/b"} {
 		for i := range n {
 			if p := fmt.Sprintf("%s/%d", project, i); !got[p] {
@@ -154,6 +140,20 @@ func TestConcurrentLinkedProjectsLoseNothing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// allowReadSet is the filesystem.allowRead entries of the policy file.
+func allowReadSet(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	doc, err := decode([]byte(readFile(t, file)))
+	if err != nil {
+		t.Fatalf("policy no longer parses: %v", err)
+	}
+	got := map[string]bool{}
+	for _, p := range doc.(map[string]any)["filesystem"].(map[string]any)["allowRead"].([]any) {
+		got[p.(string)] = true
+	}
+	return got
 }
 
 func TestKilledWriterLeavesOldFile(t *testing.T) {

@@ -34,22 +34,32 @@ func recordWindow(stateDir string, start, end time.Time) error {
 		return nil
 	}
 	name := windowsFile(stateDir)
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(f, "%d %d\n", start.UnixNano(), end.UnixNano())
-	fi, serr := f.Stat()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && serr == nil && fi.Size() > windowsMax {
+	size, err := appendLine(name, fmt.Sprintf("%d %d", start.UnixNano(), end.UnixNano()))
+	if err == nil && size > windowsMax {
 		pruneWindows(name)
 	}
 	return err
+}
+
+// appendLine appends one line to a file of picket's state with a single
+// write (O_APPEND: lines from concurrent pickets never mix), and returns
+// the file's size after it.
+func appendLine(name, line string) (size int64, err error) {
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	_, err = f.WriteString(line + "\n")
+	if fi, serr := f.Stat(); serr == nil {
+		size = fi.Size()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return size, err
 }
 
 // pruneWindows drops the windows that ended before windowsKeep.
@@ -84,19 +94,13 @@ func TrustWrite(stateDir, file string) error {
 	if err != nil || stateDir == "" {
 		return err
 	}
-	name := trustedFile(stateDir)
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(f, "%d %s\n", ctime(fi).UnixNano(), strconv.Quote(file))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	_, err = appendLine(trustedFile(stateDir), trustedLine(file, ctime(fi)))
 	return err
+}
+
+// trustedLine is how the trusted list spells one file at one ctime.
+func trustedLine(file string, ct time.Time) string {
+	return fmt.Sprintf("%d %s", ct.UnixNano(), strconv.Quote(file))
 }
 
 // trusted reports whether picket recorded writing file with this ctime.
@@ -105,7 +109,7 @@ func trusted(stateDir, file string, ct time.Time) bool {
 	if err != nil {
 		return false
 	}
-	want := fmt.Sprintf("%d %s", ct.UnixNano(), strconv.Quote(file))
+	want := trustedLine(file, ct)
 	for _, line := range strings.Split(string(b), "\n") {
 		if line == want {
 			return true
