@@ -56,6 +56,31 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	return abs, resolved, nil
 }
 
+// Lexical returns p's absolute spelling with ".." applied by text, and
+// whether that differs from the path the kernel reaches through p. A ".."
+// after a symlink means the link target's parent to the kernel, but the
+// link's own parent to a tool that cleans the path first (Node's
+// path.resolve, Python's abspath, Claude Code's Grep and Glob do), so a
+// path holding one names two places, and picket judges both.
+func Lexical(p, cwd, home string) (string, bool) {
+	abs, err := absolute(p, cwd, home)
+	if err != nil || !hasDotDot(abs) {
+		return "", false
+	}
+	return filepath.Clean(abs), true
+}
+
+func hasDotDot(p string) bool {
+	for p != "" {
+		var name string
+		name, p, _ = strings.Cut(p, "/")
+		if name == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // errSelfProcess is a path to the calling process's own state: its
 // working directory, root, executable, open files or environment, under
 // /proc/self, /proc/thread-self or /dev/fd (or /dev/stdin and the like,

@@ -175,3 +175,26 @@ func TestCanonicalizeEACCES(t *testing.T) {
 	d := decide.Check(tr.compile(s), decide.Read, "locked/inner/f", tr.ws, -1)
 	denied(decide.LayerBoundary, decide.RuleCanonicalize).check(t, "Check(read locked/inner/f)", d)
 }
+
+func TestLexical(t *testing.T) {
+	tests := []struct {
+		path, want string
+		ok         bool
+	}{
+		{"a/../b", "/ws/b", true},
+		{"/x/link/..", "/x", true},
+		{"~/a/..", "/home/u", true},
+		{"~/..", "/home", true},
+		{"../..", "/", true},
+		{"a/./b", "", false},    // "." reads the same both ways
+		{"a//b/", "", false},    // so do doubled and trailing slashes
+		{"a..b/..c", "", false}, // dots inside a name are a name
+		{"a\x00/..", "", false}, // unresolvable: Canonicalize denies it
+	}
+	for _, tt := range tests {
+		got, ok := decide.Lexical(tt.path, "/ws", "/home/u")
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Lexical(%q) = %q, %v, want %q, %v", tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
+}

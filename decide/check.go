@@ -9,8 +9,22 @@ import (
 
 // Check canonicalizes path (relative to cwd, "~" on p's home) and decides
 // it. A path that cannot be resolved is denied at the boundary layer with
-// the error in the reason: never an allow.
+// the error in the reason: never an allow. A path with ".." is decided as
+// the kernel reads it and as it reads by text (see [Lexical]); either
+// denial wins.
 func Check(p Policy, access Access, path, cwd string, size int64) Decision {
+	d := check(p, access, path, cwd, size)
+	if d.Allow {
+		if lex, ok := Lexical(path, cwd, p.spec.Home); ok {
+			if dl := check(p, access, lex, cwd, size); !dl.Allow {
+				return dl
+			}
+		}
+	}
+	return d
+}
+
+func check(p Policy, access Access, path, cwd string, size int64) Decision {
 	abs, resolved, err := Canonicalize(path, cwd, p.spec.Home)
 	if err != nil {
 		return CanonicalizeDeny(access, abs, err)

@@ -50,7 +50,10 @@ func TestEscapes(t *testing.T) {
 		resolved string // "" skips the check
 		errno    error  // the reason of a canonicalize deny
 	}{
-		{".. after a symlink climbs from the target, not the link", decide.Write, "sublink/../../x", allow, filepath.Join(tr.ws, "x"), nil},
+		// The kernel reaches ws/x (sublink's target's grandparent); by
+		// text, as Node or Claude Code's Grep reads it, the path leaves the
+		// workspace. Either reading denied denies.
+		{".. after a symlink: really inside, lexically outside", decide.Write, "sublink/../../x", boundaryW, filepath.Join(tr.dir, "x"), nil},
 		{".. after a planted symlink: lexically inside, really outside", decide.Write, "planted/../x", boundaryW, filepath.Join(tr.dir, "x"), nil},
 		{".. after a symlink stays inside", decide.Write, "sublink/../notes.txt", allow, filepath.Join(tr.ws, "real/notes.txt"), nil},
 		{".. after a planted symlink lands outside", decide.Write, "planted/../outside/secret.txt", boundaryW, filepath.Join(tr.dir, "outside/secret.txt"), nil},
@@ -167,4 +170,35 @@ func TestCaseInsensitive(t *testing.T) {
 	s.CaseInsensitive = false
 	pol = tr.compile(s)
 	allow.check(t, "Check(read Secrets/A.txt) case-sensitive", decide.Check(pol, decide.Read, "Secrets/A.txt", tr.ws, -1))
+}
+
+// TestDotDotBothWays: a ".." after a symlink names the link target's
+// parent to the kernel and the link's own parent to a tool that cleans the
+// path by text first. A denial under either reading denies.
+func TestDotDotBothWays(t *testing.T) {
+	tr := newTree(t)
+	tr.file("ws/secrets/key")
+	tr.file("ws/notes.txt")
+	tr.mkdir("outside/d")
+	tr.link("../outside/d", "ws/ln")
+	s := tr.spec()
+	s.DenyRead = rules("./secrets/**")
+	pol := tr.compile(s)
+	deny := denied(decide.LayerBlocklist, decide.RuleDenyRead)
+	for _, tt := range []struct {
+		path string
+		want want
+	}{
+		// kernel: outside/secrets/key (allowed); by text: ws/secrets/key
+		{"ln/../secrets/key", deny},
+		{tr.ws + "/ln/../secrets", deny},
+		{"ln/../../ws/secrets/key", deny},
+		// both readings allowed
+		{"ln/../notes.txt", allow},
+		{"secrets/../notes.txt", allow},
+		// no "..": one reading
+		{"ln", allow},
+	} {
+		tt.want.check(t, "Check(read "+tt.path+")", decide.Check(pol, decide.Read, tt.path, tr.ws, -1))
+	}
 }

@@ -2,8 +2,11 @@ package hook
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,7 +19,7 @@ import (
 // read, before it gets here. An error is the caller's to answer with a
 // deny.
 func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.Decision, err error) {
-	for _, t := range targets {
+	for _, t := range bothReadings(p, c, targets) {
 		d = decide.Check(p, t.Access, t.Path, c.Cwd, t.Size)
 		if d.Grantable() && c.Granted != nil && c.Granted(t.Access, d.Resolved) {
 			d = decide.Decide(p, decide.Request{Access: t.Access, Path: d.Path, Resolved: d.Resolved, Size: t.Size, Granted: true})
@@ -38,10 +41,46 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 	return d, nil
 }
 
+// bothReadings puts before a recursive target whose path holds ".." the
+// same target at the path read by text (decide.Lexical), as most agents
+// read it: decide.Check judges both readings of the root, and the scan
+// must walk both trees.
+func bothReadings(p decide.Policy, c Call, targets []Target) []Target {
+	var out []Target
+	for i, t := range targets {
+		lex, ok := decide.Lexical(t.Path, c.Cwd, p.Spec().Home)
+		if !ok || !t.Recursive {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(targets[:i])
+		}
+		l := t
+		l.Path = lex
+		out = append(out, l, t)
+	}
+	if out == nil {
+		return targets
+	}
+	return out
+}
+
 // scan denies a recursive tool whose root holds a denied path it would
 // reach: a Grep over the project must not return a line of .env.
 func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decision, bool, error) {
 	tool := c.Tool
+	if _, err := os.Stat(root.Resolved); t.Root && errors.Is(err, fs.ErrNotExist) {
+		// The agent may search another spelling of it (Claude Code trims
+		// and normalizes after the hook), one picket cannot scan.
+		d := root
+		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"
+		d.Reason = fmt.Sprintf("%s does not exist, so picket cannot tell what a search of it would reach", root.Resolved)
+		d.Suggestion = "search a directory that exists, spelled exactly (no surrounding spaces)"
+		return d, true, nil
+	}
 	hit, err := FindDenied(p, t.Access, root.Path, root.Resolved, c.Cwd, t.Filter, t.FilterBase, c.Granted)
 	if err != nil {
 		d := root

@@ -26,7 +26,7 @@ func piTargets(c Call) ([]Target, error) {
 		t, err = one(c.Input, "path", decide.List, true)
 	case "grep":
 		if t, err = one(c.Input, "path", decide.Read, true); err == nil {
-			t[0].Recursive = true
+			t[0].Recursive, t[0].Root = true, true
 			t[0].Filter, err = optString(c.Input, "glob")
 			t[0].FilterBase = true
 		}

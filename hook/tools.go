@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/picketdev/picket/decide"
 )
 
@@ -24,6 +26,10 @@ type Target struct {
 	// braces stays whole), "!" negates, and a glob without a slash matches
 	// base names. Otherwise Filter is one glob over the relative path.
 	FilterBase bool
+	// Root marks the directory a recursive tool was told to search (its
+	// path field), as opposed to one picket derived from a pattern. It must
+	// exist: a search root picket cannot find is one it cannot scan.
+	Root bool
 }
 
 // Call is one tool call as any agent makes it.
@@ -76,16 +82,59 @@ func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error)
 		if err != nil {
 			return nil, err
 		}
-		t[0].Recursive = true
+		t[0].Recursive, t[0].Root = true, true
 		if t[0].Filter, err = optString(in, "glob"); err != nil {
 			return nil, err
 		}
 		t[0].FilterBase = true
+		if alt := claudeSearchPath(t[0].Path); alt != t[0].Path {
+			a := t[0]
+			a.Path = alt
+			t = append([]Target{a}, t...) // the spelling searched first: its block names what it reaches
+		}
 		return t, nil
 	case "Glob":
-		return globTargets(in, "path", "pattern")
+		t, err := globTargets(in, "path", "pattern")
+		if err != nil {
+			return nil, err
+		}
+		if alt := claudeSearchPath(t[0].Path); alt != t[0].Path {
+			a, _ := globTargetsAt(alt, stringField(in, "pattern"))
+			t = append(a, t...)
+		}
+		return t, nil
 	}
 	return nil, ErrNotJudged
+}
+
+// claudeSearchPath is the path Claude Code's Grep and Glob search when
+// handed p. Claude Code trims white space (JavaScript's set) from a file
+// path and brings it to Unicode NFC, but for these two tools only after
+// the hook has run, so the hook sees p as the model wrote it ("sub " or an
+// NBSP-prefixed path) while the search runs on the other spelling. picket
+// judges both. (".." read by text is decide.Lexical's.)
+func claudeSearchPath(p string) string {
+	t := strings.TrimFunc(p, isJSSpace)
+	if t == "" {
+		return p // Claude Code searches its cwd, as for ""
+	}
+	return norm.NFC.String(t)
+}
+
+// isJSSpace is JavaScript's WhiteSpace and LineTerminator, what
+// String.prototype.trim removes.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// stringField is a string field already read once without error.
+func stringField(in map[string]json.RawMessage, field string) string {
+	s, _ := stringOf(in[field])
+	return s
 }
 
 // one reads a single path field. With optional, a missing field means the
@@ -152,13 +201,17 @@ func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]T
 	if err != nil {
 		return nil, fmt.Errorf("tool input field %s: %w", patField, err)
 	}
-	root := t[0].Path
+	return globTargetsAt(t[0].Path, pat)
+}
+
+// globTargetsAt is globTargets for a root and pattern already read.
+func globTargetsAt(root, pat string) ([]Target, error) {
 	prefix, rest := literalPrefix(pat)
 	if filepath.IsAbs(prefix) {
 		return []Target{{Access: decide.List, Path: root, Size: -1},
 			{Access: decide.List, Path: prefix, Size: -1, Recursive: true, Filter: rest}}, nil
 	}
-	t[0].Recursive, t[0].Filter = true, pat
+	t := []Target{{Access: decide.List, Path: root, Size: -1, Recursive: true, Root: true, Filter: pat}}
 	if prefix != "" {
 		t = append(t, Target{Access: decide.List, Path: root + "/" + prefix, Size: -1, Recursive: true, Filter: rest})
 	}

@@ -28,6 +28,13 @@ func recursive(t Target, filter string, grep bool) Target {
 	return t
 }
 
+// searched is the root a recursive tool was told to search.
+func searched(t Target, filter string, grep bool) Target {
+	t = recursive(t, filter, grep)
+	t.Root = true
+	return t
+}
+
 type mappingCase struct {
 	tool, in string
 	want     []Target
@@ -61,23 +68,33 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "NotebookEdit", in: `{"file_path":"/p/n.ipynb"}`, wantErr: "no notebook_path"},
 		{tool: "LS", in: `{"path":"/p/sub"}`, want: []Target{list("/p/sub")}},
 		{tool: "LS", in: `{}`, wantErr: "no path"},
-		{tool: "Grep", in: `{"pattern":"x"}`, want: []Target{recursive(read("."), "", true)}},
-		{tool: "Grep", in: `{"pattern":"x","path":null}`, want: []Target{recursive(read("."), "", true)}},
-		{tool: "Grep", in: `{"pattern":"x","path":""}`, want: []Target{recursive(read("."), "", true)}},
-		{tool: "Grep", in: `{"pattern":"x","path":"/p/src"}`, want: []Target{recursive(read("/p/src"), "", true)}},
-		{tool: "Grep", in: `{"pattern":"x","path":"src","glob":"*.md"}`, want: []Target{recursive(read("src"), "*.md", true)}},
-		{tool: "Grep", in: `{"pattern":"x","glob":"docs/**/*.md"}`, want: []Target{recursive(read("."), "docs/**/*.md", true)}},
+		{tool: "Grep", in: `{"pattern":"x"}`, want: []Target{searched(read("."), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":null}`, want: []Target{searched(read("."), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":""}`, want: []Target{searched(read("."), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":"/p/src"}`, want: []Target{searched(read("/p/src"), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":"src","glob":"*.md"}`, want: []Target{searched(read("src"), "*.md", true)}},
+		{tool: "Grep", in: `{"pattern":"x","glob":"docs/**/*.md"}`, want: []Target{searched(read("."), "docs/**/*.md", true)}},
+		// Claude Code trims and NFC-normalizes Grep and Glob paths after
+		// the hook: both spellings are judged.
+		{tool: "Grep", in: `{"pattern":"x","path":".env "}`, want: []Target{searched(read(".env"), "", true), searched(read(".env "), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":"\u00a0~/.ssh\n"}`, want: []Target{searched(read("~/.ssh"), "", true), searched(read("\u00a0~/.ssh\n"), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":"\ufeff\u2003sub\u3000"}`, want: []Target{searched(read("sub"), "", true), searched(read("\ufeff\u2003sub\u3000"), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":"cafe\u0301"}`, want: []Target{searched(read("caf\u00e9"), "", true), searched(read("cafe\u0301"), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":" "}`, want: []Target{searched(read(" "), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":"a\u0085"}`, want: []Target{searched(read("a\u0085"), "", true)}}, // NEL is not JavaScript white space
+		{tool: "Glob", in: `{"pattern":"src/*.go","path":" /p "}`, want: []Target{searched(list("/p"), "src/*.go", false), recursive(list("/p/src"), "*.go", false),
+			searched(list(" /p "), "src/*.go", false), recursive(list(" /p /src"), "*.go", false)}},
 		{tool: "Grep", in: `{"pattern":"x","path":3}`, wantErr: "path: not a string"},
 		{tool: "Grep", in: `{"pattern":"x","glob":["*.md"]}`, wantErr: "glob: not a string"},
-		{tool: "Glob", in: `{"pattern":"**/*.md"}`, want: []Target{recursive(list("."), "**/*.md", false)}},
-		{tool: "Glob", in: `{"pattern":"*.go","path":"/p/src"}`, want: []Target{recursive(list("/p/src"), "*.go", false)}},
-		{tool: "Glob", in: `{"pattern":"../../etc/**"}`, want: []Target{recursive(list("."), "../../etc/**", false), recursive(list("./../../etc"), "**", false)}},
-		{tool: "Glob", in: `{"pattern":"../../etc/**","path":"/p/a"}`, want: []Target{recursive(list("/p/a"), "../../etc/**", false), recursive(list("/p/a/../../etc"), "**", false)}},
+		{tool: "Glob", in: `{"pattern":"**/*.md"}`, want: []Target{searched(list("."), "**/*.md", false)}},
+		{tool: "Glob", in: `{"pattern":"*.go","path":"/p/src"}`, want: []Target{searched(list("/p/src"), "*.go", false)}},
+		{tool: "Glob", in: `{"pattern":"../../etc/**"}`, want: []Target{searched(list("."), "../../etc/**", false), recursive(list("./../../etc"), "**", false)}},
+		{tool: "Glob", in: `{"pattern":"../../etc/**","path":"/p/a"}`, want: []Target{searched(list("/p/a"), "../../etc/**", false), recursive(list("/p/a/../../etc"), "**", false)}},
 		{tool: "Glob", in: `{"pattern":"/etc/*"}`, want: []Target{list("."), recursive(list("/etc"), "*", false)}},
 		{tool: "Glob", in: `{"pattern":"/*"}`, want: []Target{list("."), recursive(list("/"), "*", false)}},
 		{tool: "Glob", in: `{"pattern":"/home/u/.ssh/id_*","path":"/p"}`, want: []Target{list("/p"), recursive(list("/home/u/.ssh"), "id_*", false)}},
-		{tool: "Glob", in: `{"pattern":"src/{a,b}/*.go"}`, want: []Target{recursive(list("."), "src/{a,b}/*.go", false), recursive(list("./src"), "{a,b}/*.go", false)}},
-		{tool: "Glob", in: `{"pattern":"README.md"}`, want: []Target{recursive(list("."), "README.md", false), recursive(list("./README.md"), "", false)}},
+		{tool: "Glob", in: `{"pattern":"src/{a,b}/*.go"}`, want: []Target{searched(list("."), "src/{a,b}/*.go", false), recursive(list("./src"), "{a,b}/*.go", false)}},
+		{tool: "Glob", in: `{"pattern":"README.md"}`, want: []Target{searched(list("."), "README.md", false), recursive(list("./README.md"), "", false)}},
 		{tool: "Glob", in: `{"pattern":"/etc/passwd"}`, want: []Target{list("."), recursive(list("/etc/passwd"), "", false)}},
 		{tool: "Glob", in: `{"path":"/p"}`, wantErr: "no pattern"},
 		{tool: "Glob", in: `{"pattern":null}`, wantErr: "no pattern"},
@@ -110,11 +127,11 @@ func TestPiTargets(t *testing.T) {
 		{tool: "edit", in: `{"path":"@/p/a.go","edits":[]}`, want: []Target{write("/p/a.go")}},
 		{tool: "ls", in: `{"path":"@/etc"}`, want: []Target{list("/etc")}},
 		{tool: "ls", in: `{}`, want: []Target{list(".")}},
-		{tool: "grep", in: `{"pattern":"x","path":"@/p","glob":"*.md"}`, want: []Target{recursive(read("/p"), "*.md", true)}},
-		{tool: "grep", in: `{"pattern":"x"}`, want: []Target{recursive(read("."), "", true)}},
+		{tool: "grep", in: `{"pattern":"x","path":"@/p","glob":"*.md"}`, want: []Target{searched(read("/p"), "*.md", true)}},
+		{tool: "grep", in: `{"pattern":"x"}`, want: []Target{searched(read("."), "", true)}},
 		{tool: "grep", in: `{"pattern":"x","glob":7}`, wantErr: "glob: not a string"},
-		{tool: "find", in: `{"pattern":"**/*.md","path":"@/p"}`, want: []Target{recursive(list("/p"), "**/*.md", false)}},
-		{tool: "find", in: `{"pattern":"../../etc/*"}`, want: []Target{recursive(list("."), "../../etc/*", false), recursive(list("./../../etc"), "*", false)}},
+		{tool: "find", in: `{"pattern":"**/*.md","path":"@/p"}`, want: []Target{searched(list("/p"), "**/*.md", false)}},
+		{tool: "find", in: `{"pattern":"../../etc/*"}`, want: []Target{searched(list("."), "../../etc/*", false), recursive(list("./../../etc"), "*", false)}},
 		{tool: "find", in: `{"pattern":"/etc/*","path":"@/p"}`, want: []Target{list("/p"), recursive(list("/etc"), "*", false)}},
 		{tool: "bash", in: `{"command":"cat .env"}`, wantErr: "not judged"},
 		{tool: "Read", in: `{"path":"/etc/shadow"}`, wantErr: "not judged"},

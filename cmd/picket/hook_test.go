@@ -507,6 +507,26 @@ func TestHookRecursiveTools(t *testing.T) {
 			}},
 		{name: "symlink in the tree up to the project", tool: "Grep", input: map[string]any{"pattern": "x", "path": "src"}, want: wantBlock, names: "up/.env",
 			setup: func(h *hookProject) { os.Symlink("..", filepath.Join(h.dir, "src", "up")) }},
+		// Claude Code trims a Grep or Glob path and applies ".." by text
+		// only after the hook: the search runs on that spelling (a review
+		// with the real Claude Code read .env through each of these).
+		{name: "grep path with white space around it", tool: "Grep", input: map[string]any{"pattern": "x", "path": " src\u00a0"}, want: wantBlock, names: "deep/.env",
+			setup: func(h *hookProject) { h.write("src/deep/.env", envSecret) }},
+		{name: "glob path with white space around it", tool: "Glob", input: map[string]any{"pattern": "**/*", "path": "\tsrc\n"}, want: wantBlock, names: "deep/.env",
+			setup: func(h *hookProject) { h.write("src/deep/.env", envSecret) }},
+		{name: "grep .. after a symlink, read by text", tool: "Grep", input: map[string]any{"pattern": "x", "path": "ln/.."}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) {
+				os.MkdirAll(filepath.Join(h.home, "empty", "d"), 0o755)
+				os.Symlink(filepath.Join(h.home, "empty", "d"), filepath.Join(h.dir, "ln"))
+			}},
+		{name: "glob .. after a symlink, read by text", tool: "Glob", input: map[string]any{"pattern": "**/.env", "path": "ln/../src"}, want: wantBlock, names: "deep/.env",
+			setup: func(h *hookProject) {
+				h.write("src/deep/.env", envSecret)
+				os.MkdirAll(filepath.Join(h.home, "empty", "d"), 0o755)
+				os.Symlink(filepath.Join(h.home, "empty", "d"), filepath.Join(h.dir, "ln"))
+			}},
+		// A search root picket cannot find is one it cannot scan.
+		{name: "grep a path that does not exist", tool: "Grep", input: map[string]any{"pattern": "x", "path": "nowhere"}, want: wantBlock},
 		{name: "no denied path", tool: "Grep", input: map[string]any{"pattern": "x"}, want: wantPass,
 			setup: func(h *hookProject) {
 				os.Remove(filepath.Join(h.dir, ".env"))
