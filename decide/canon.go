@@ -53,6 +53,9 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	if err != nil {
 		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: err}
 	}
+	if selfPrivate(resolved) {
+		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
+	}
 	return abs, resolved, nil
 }
 
@@ -89,7 +92,7 @@ func hasDotDot(p string) bool {
 // another file. What /proc/self holds for the whole namespace
 // (/proc/self/mounts, which /etc/mtab and /proc/mounts lead to, or net/)
 // is the same from either process and resolves as usual.
-var errSelfProcess = errors.New("it leads to the calling process's own files (/proc/self/cwd, /dev/fd, ...), which for the tool are the agent's, not picket's")
+var errSelfProcess = errors.New("it leads to a process's own files (/proc/self/cwd, /dev/fd, another process's environ or mem, ...): for the tool they are the agent's, not picket's, or another program's secrets")
 
 // selfPrivate reports whether p is, or is below, a part of the calling
 // process's own state (see errSelfProcess). Its /proc directory may be
@@ -108,16 +111,32 @@ func selfPrivate(p string) bool {
 	}
 	rest := p[len("/proc/"):]
 	first, rest, _ := strings.Cut(rest, "/")
-	if first != "self" && first != "thread-self" && first != selfPID {
+	self := first == "self" || first == "thread-self" || first == selfPID
+	if !self && !isPID(first) {
 		return false
 	}
-	if first == selfPID {
-		if t, r, ok := strings.Cut(rest, "/"); ok && t == "task" {
-			_, rest, _ = strings.Cut(r, "/") // task/<tid>/...
-		}
+	if t, r, ok := strings.Cut(rest, "/"); ok && t == "task" {
+		_, rest, _ = strings.Cut(r, "/") // task/<tid>/... is that thread's view
 	}
 	name, _, _ := strings.Cut(rest, "/")
-	return processPrivate[name]
+	if self {
+		return processPrivate[name]
+	}
+	// Another process's environment and memory are its secrets (an
+	// agent's own pid among them, which picket does not know).
+	return name == "environ" || name == "mem"
+}
+
+func isPID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 var selfPID = strconv.Itoa(os.Getpid())

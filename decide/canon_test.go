@@ -108,9 +108,13 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 	tr.link("/dev/stdin", "ws/in")
 	tr.link("/proc/self/environ", "ws/env")
 	for _, p := range []string{"/proc/self/environ", "/proc/self/cwd/main.go", "/proc/thread-self/root/etc/passwd",
-		"/dev/fd/0", "/dev/stdin", "/dev/stderr", "me/main.go", "me/new.go", "me", "in", "env", fmt.Sprintf("/proc/%d/environ", os.Getpid())} {
+		"/dev/fd/0", "/dev/stdin", "/dev/stderr", "me/main.go", "me/new.go", "me", "in", "env", fmt.Sprintf("/proc/%d/environ", os.Getpid()),
+		// a thread of the agent (no such thread in picket), and another
+		// process's environment
+		"/proc/self/task/4242/root/etc/passwd", "/proc/self/task/4242/environ", "/proc/thread-self/environ",
+		fmt.Sprintf("/proc/%d/task/%d/cwd/x", os.Getpid(), os.Getpid()), "/proc/1/environ", "/proc/1/task/1/environ", "/proc/1/mem"} {
 		_, resolved, err := decide.Canonicalize(p, tr.ws, tr.home)
-		if err == nil || !strings.Contains(err.Error(), "calling process") || resolved != "" {
+		if err == nil || !strings.Contains(err.Error(), "process's own files") || resolved != "" {
 			t.Errorf("Canonicalize(%s) = %q, %v, want the calling-process error", p, resolved, err)
 		}
 		d := decide.Check(decide.MustCompile(tr.spec()), decide.Read, p, tr.ws, -1)
@@ -118,8 +122,10 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 			t.Errorf("Check(read %s) = %+v, want a deny that says why", p, d)
 		}
 	}
-	if _, r, err := decide.Canonicalize("/proc/1/environ", tr.ws, tr.home); err != nil || r != "/proc/1/environ" {
-		t.Errorf("Canonicalize(/proc/1/environ) = %q, %v", r, err)
+	// Another process's status, or a file its cwd leads to, is read as
+	// any path (the magic link is read, not followed in picket).
+	if _, r, err := decide.Canonicalize("/proc/1/status", tr.ws, tr.home); err != nil || r != "/proc/1/status" {
+		t.Errorf("Canonicalize(/proc/1/status) = %q, %v", r, err)
 	}
 	// What /proc/self holds for the whole namespace resolves: /etc/mtab
 	// leads to /proc/self/mounts on every Linux system.

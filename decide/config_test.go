@@ -290,7 +290,13 @@ func TestLoadEmptyFile(t *testing.T) {
 // TestMandatory: every listed class of path is write-denied at the
 // mandatory layer whatever the policy allows, and stays readable.
 func TestMandatory(t *testing.T) {
-	tr := newTree(t)
+	t.Run("plain", func(t *testing.T) { testMandatory(t, newTree(t)) })
+	// A "[" in the workspace's or home's path is a literal character, not
+	// a class that would make every rule anchored there match nothing.
+	t.Run("glob characters in the path", func(t *testing.T) { testMandatory(t, newTreeIn(t, "p[1]*?")) })
+}
+
+func testMandatory(t *testing.T, tr *tree) {
 	policy := tr.writeFile("ws/conf/policy.jsonc", `{
   "filesystem": {"allowWrite": ["/"]},
   "picket": {"mode": "full", "permissions": [{"pattern": "**", "permission": "write", "priority": 1000}]}
@@ -322,6 +328,9 @@ func TestMandatory(t *testing.T) {
 		"ws/.git/modules/lib/hooks/pre-commit", "ws/.git/modules/lib/config", "ws/.git/modules/a/modules/b/hooks/post-checkout",
 		"ws/vendor/x/.git/hooks/pre-commit", "ws/vendor/x/.git/config", "ws/.git/commondir", "ws/sub/deep/.git/commondir",
 		"home/.bashrc", "home/.bash_profile", "home/.zshrc", "home/.zprofile", "home/.profile", "home/.gitconfig",
+		"home/.zshenv", "home/.zlogin", "home/.zlogout", "home/.bash_login", "home/.bash_logout",
+		"home/.config/fish/config.fish", "home/.config/git/config", "home/.claude.json",
+		"home/.claude/CLAUDE.md", "home/.codex/AGENTS.md", "home/.gemini/GEMINI.md", "home/.pi/agent/AGENTS.md",
 		"ws/innocent",
 	}
 	for _, p := range paths {

@@ -19,12 +19,16 @@ type tree struct {
 	outside string // a directory beside the workspace
 }
 
-func newTree(t testing.TB) *tree {
+func newTree(t testing.TB) *tree { t.Helper(); return newTreeIn(t, "") }
+
+// newTreeIn is newTree one directory further down, named name.
+func newTreeIn(t testing.TB, name string) *tree {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir = filepath.Join(dir, name)
 	tr := &tree{t: t, dir: dir, ws: filepath.Join(dir, "ws"), home: filepath.Join(dir, "home"), outside: filepath.Join(dir, "outside")}
 	for _, d := range []string{tr.ws, tr.home, tr.outside} {
 		tr.mkdir(d)

@@ -21,28 +21,31 @@ func MandatoryRules(in MandatoryInput) []Rule {
 	const src = "builtin:mandatory"
 	var pats []string
 	add := func(p ...string) { pats = append(pats, p...) }
+	// Paths picket found are literal: a "[" in the workspace's path (or
+	// home's) must not make the rules globs that match nothing.
+	lit := LiteralPattern
 	for _, f := range in.PolicyFiles {
 		if filepath.IsAbs(f) {
-			add(f)
+			add(lit(f))
 		}
 	}
-	root := in.Root
+	root := lit(in.Root)
 	// Every policy file name anywhere, not just the project's: discovery
 	// takes the nearest fence.jsonc above the working directory, so an
 	// agent that wrote one in a subdirectory (or in /tmp above a project
 	// there) would choose its own policy.
-	add(filepath.Join(root, "fence.jsonc"), filepath.Join(root, "fence.json"), "**/fence.jsonc", "**/fence.json")
+	add(root+"/fence.jsonc", root+"/fence.json", "**/fence.jsonc", "**/fence.json")
 	if in.ConfigDir != "" {
-		add(in.ConfigDir)
+		add(lit(in.ConfigDir))
 	}
 	if in.StateDir != "" {
-		add(in.StateDir)
+		add(lit(in.StateDir))
 	}
 	if in.AuditPath != "" {
-		add(in.AuditPath, in.AuditPath+".*")
+		add(lit(in.AuditPath), lit(in.AuditPath)+".*")
 	}
 	if in.Executable != "" {
-		add(in.Executable)
+		add(lit(in.Executable))
 	}
 	add(
 		// The glob covers every settings file; the two names Claude Code
@@ -68,6 +71,13 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		// reads .git/commondir, and finding a directory there it fails.
 		root+"/.git/[c]ommondir", root+"/**/.git/commondir",
 		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile", "~/.gitconfig",
+		// Rarer start-up files, git's XDG config, Claude Code's MCP servers
+		// and the user-wide agent prompts, spelled as globs: held wherever
+		// they exist, and by the file tools where they do not, without a
+		// placeholder in home for each during every sandboxed command.
+		"~/.zshen[v]", "~/.zlogi[n]", "~/.zlogou[t]", "~/.bash_logi[n]", "~/.bash_logou[t]",
+		"~/.config/fis[h]", "~/.config/git/confi[g]", "~/.claude.jso[n]",
+		"~/.claude/CLAUDE.m[d]", "~/.codex/AGENTS.m[d]", "~/.gemini/GEMINI.m[d]", "~/.pi/agent/AGENTS.m[d]",
 	)
 	for _, d := range []string{"commands", "agents", "skills", "hooks"} {
 		add("~/.claude/"+d, root+"/.claude/"+d)
