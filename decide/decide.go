@@ -53,8 +53,12 @@ func Decide(p Policy, r Request) Decision {
 // fence applies the boundary and blocklist layers, the ones a grant lifts.
 func (p Policy) fence(d Decision, spellings []string, res string, a Access) (Decision, bool) {
 	write := a == Write
-	perm, havePerm := p.permission(spellings)
-	if !havePerm && p.mode != Full {
+	// A permissions rule lifts the boundary only where it matches the
+	// resolved path, as allow rules are read (else a symlink under
+	// "output/**" would carry its writes anywhere); on either spelling it
+	// may restrict.
+	_, lifts := p.permission(spellings[:1])
+	if !lifts && p.mode != Full {
 		if dd, denied := p.boundary(d, res, write); denied {
 			return dd, true
 		}
@@ -62,7 +66,7 @@ func (p Policy) fence(d Decision, spellings []string, res string, a Access) (Dec
 	if dd, denied := p.blocklist(d, spellings, write); denied {
 		return dd, true
 	}
-	if havePerm && !perm.Permission.allows(a) {
+	if perm, havePerm := p.permission(spellings); havePerm && !perm.Permission.allows(a) {
 		return p.permissionDeny(d, perm), true
 	}
 	return d, false

@@ -202,3 +202,34 @@ func TestDotDotBothWays(t *testing.T) {
 		tt.want.check(t, "Check(read "+tt.path+")", decide.Check(pol, decide.Read, tt.path, tr.ws, -1))
 	}
 }
+
+// TestPermissionsLiftOnResolved: a permissions rule replaces the boundary
+// only for the path it matches once resolved; a symlink under it leading
+// elsewhere gets the boundary of where it leads.
+func TestPermissionsLiftOnResolved(t *testing.T) {
+	tr := newTree(t)
+	tr.mkdir("ws/output")
+	tr.file("outside/notes.txt")
+	tr.link(tr.home, "ws/output/h")
+	tr.link(filepath.Join(tr.outside, "notes.txt"), "ws/output/n")
+	s := tr.spec()
+	s.DefaultDenyRead = true
+	s.Permissions = []decide.Permission{
+		{Pattern: "output/**", Permission: decide.LevelWrite, Priority: 10, Type: "glob", Source: "test"},
+		{Pattern: "output/h/secret", Permission: decide.LevelNone, Priority: 10, Type: "glob", Source: "test"},
+	}
+	pol := tr.compile(s)
+	for _, tt := range []struct {
+		access decide.Access
+		path   string
+		want   want
+	}{
+		{decide.Write, "output/h/.local/bin/git", denied(decide.LayerBoundary, decide.RuleAllowWrite)},
+		{decide.Read, "output/n", denied(decide.LayerBoundary, decide.RuleDefaultDenyRead)},
+		{decide.Write, "output/new.txt", allow},
+		// a restricting rule still holds on the requested spelling
+		{decide.Read, "output/h/secret", denied(decide.LayerBlocklist, decide.RulePermissions)},
+	} {
+		tt.want.check(t, "Check("+string(tt.access)+" "+tt.path+")", decide.Check(pol, tt.access, tt.path, tr.ws, 1))
+	}
+}
