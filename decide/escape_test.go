@@ -233,3 +233,53 @@ func TestPermissionsLiftOnResolved(t *testing.T) {
 		tt.want.check(t, "Check("+string(tt.access)+" "+tt.path+")", decide.Check(pol, tt.access, tt.path, tr.ws, 1))
 	}
 }
+
+// TestAllowRulesStayPut: an allow rule's literal directory is not
+// followed through a symlink inside the workspace, which the agent can
+// make (the shell may "rm -r build; ln -s ~ build"); one outside it is.
+func TestAllowRulesStayPut(t *testing.T) {
+	tr := newTree(t)
+	tr.mkdir("outside/real")
+	tr.file("outside/docs/a.txt")
+	tr.link(tr.home, "ws/build")
+	tr.link(filepath.Join(tr.outside, "docs"), "ws/docs")
+	tr.link(tr.home, "ws/output")
+	tr.link(filepath.Join(tr.outside, "real"), "outside/link")
+	s := tr.spec()
+	s.DefaultDenyRead = true
+	s.AllowWrite = rules("./build", "./build-*/x", tr.outside+"/link")
+	s.AllowRead = rules("./docs")
+	s.Permissions = []decide.Permission{{Pattern: "output/**", Permission: decide.LevelWrite, Priority: 10, Type: "glob", Source: "test"}}
+	pol := tr.compile(s)
+	boundaryW := denied(decide.LayerBoundary, decide.RuleAllowWrite)
+	for _, tt := range []struct {
+		access decide.Access
+		path   string
+		want   want
+	}{
+		{decide.Write, "build/.local/bin/git", boundaryW},
+		{decide.Write, filepath.Join(tr.home, ".local/bin/git"), boundaryW},
+		{decide.Read, "docs/a.txt", denied(decide.LayerBoundary, decide.RuleDefaultDenyRead)},
+		{decide.Write, "output/x", boundaryW},
+		// outside the workspace a linked directory is followed
+		{decide.Write, filepath.Join(tr.outside, "link/x"), allow},
+		{decide.Write, filepath.Join(tr.outside, "real/x"), allow},
+	} {
+		tt.want.check(t, "Check("+string(tt.access)+" "+tt.path+")", decide.Check(pol, tt.access, tt.path, tr.ws, 1))
+	}
+}
+
+// TestHomeGlobThroughSymlinkedHome: "~/**/x" matches below home's resolved
+// path too, when home is a symlink.
+func TestHomeGlobThroughSymlinkedHome(t *testing.T) {
+	tr := newTree(t)
+	tr.file("realhome/proj/k.pem")
+	tr.link(filepath.Join(tr.dir, "realhome"), "linkhome")
+	s := tr.spec()
+	s.Home = filepath.Join(tr.dir, "linkhome")
+	s.DenyRead = rules("~/**/*.pem")
+	pol := tr.compile(s)
+	for _, p := range []string{"linkhome/proj/k.pem", "realhome/proj/k.pem"} {
+		denied(decide.LayerBlocklist, decide.RuleDenyRead).check(t, "Check(read "+p+")", decide.Check(pol, decide.Read, tr.path(p), tr.ws, -1))
+	}
+}

@@ -212,8 +212,8 @@ func writtenPattern(r Rule, root, home string, fold bool) (*pattern, error) {
 // whenever writtenPattern did.
 func resolvedPattern(r Rule, root, home string, canon func(string) string, fold bool) (pt *pattern, dir string, err error) {
 	lit, rest := anchor(r.Pattern, root, home)
-	if strings.HasPrefix(rest, "**") {
-		return nil, "", nil
+	if lit == "" && strings.HasPrefix(rest, "**") {
+		return nil, "", nil // "**/x" has no directory to resolve; "~/**/x" has home
 	}
 	dirs, globRest := splitLiteral(rest)
 	prefix := joinPat(lit, dirs)

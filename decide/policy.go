@@ -141,9 +141,13 @@ func (l *lazySet) prepare(rules []Rule, root, home string, fold, deny bool) erro
 	}
 	l.build = func() *ruleSet {
 		canon := newCanonCache()
+		resolveDir := canon.dir
+		if !deny {
+			resolveDir = canon.allowDir(root)
+		}
 		pts := written
 		for _, r := range rules {
-			rp, dir, err := resolvedPattern(r, root, home, canon.dir, fold)
+			rp, dir, err := resolvedPattern(r, root, home, resolveDir, fold)
 			if err != nil {
 				// Cannot happen (see resolvedPattern); should it, a deny
 				// covers the whole resolved directory, an allow drops it.
@@ -229,7 +233,7 @@ func Compile(s Spec) (Policy, error) {
 	if c.blocklist, err = newNameSet(s.Blocklist); err != nil {
 		return Policy{}, fmt.Errorf("picket.blocklist: %w", err)
 	}
-	if c.perms, err = compilePerms(s.Permissions, root, s.Home, s.CaseInsensitive, c.perm, canon.dir); err != nil {
+	if c.perms, err = compilePerms(s.Permissions, root, s.Home, s.CaseInsensitive, c.perm, canon); err != nil {
 		return Policy{}, fmt.Errorf("picket.permissions: %w", err)
 	}
 	for _, e := range s.WriteGuards.DenyExtensions {
@@ -247,7 +251,7 @@ func MustCompile(s Spec) Policy {
 	return p
 }
 
-func compilePerms(perms []Permission, root, home string, fold bool, into map[*pattern]Permission, canonDir func(string) string) (*ruleSet, error) {
+func compilePerms(perms []Permission, root, home string, fold bool, into map[*pattern]Permission, canon *canonCache) (*ruleSet, error) {
 	var pts []*pattern
 	for _, pm := range perms {
 		if _, ok := levelRank[pm.Permission]; !ok {
@@ -258,7 +262,13 @@ func compilePerms(perms []Permission, root, home string, fold bool, into map[*pa
 		default:
 			return nil, fmt.Errorf("%s: pattern %q: unknown type %q", pm.Source, pm.Pattern, pm.Type)
 		}
-		ps, err := compilePattern(Rule{Pattern: pm.Pattern, Source: pm.Source}, root, home, canonDir, fold)
+		// A level that grants (read, write) lifts the boundary, so it is
+		// resolved as an allow rule is.
+		resolveDir := canon.dir
+		if pm.Permission == LevelRead || pm.Permission == LevelWrite {
+			resolveDir = canon.allowDir(root)
+		}
+		ps, err := compilePattern(Rule{Pattern: pm.Pattern, Source: pm.Source}, root, home, resolveDir, fold)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", pm.Source, err)
 		}
@@ -301,6 +311,35 @@ func (c *canonCache) lstat(p string) (fs.FileInfo, error) {
 
 // dir resolves a literal path for pattern anchoring; on any error the path
 // is kept as written (the written spelling is matched either way).
+// allowDir is dir for an allow rule's literal directory: a symlink inside
+// the workspace root is not followed. The agent can make one there
+// ("build -> ~" where allowWrite names ./build), and an allow rule must not
+// move with it; a symlink outside (/tmp on macOS, a linked ~/src/lib) is
+// followed as for any rule. With "/" as the root every symlink is followed.
+func (c *canonCache) allowDir(root string) func(string) string {
+	return func(p string) string {
+		if root == "/" {
+			return c.dir(p)
+		}
+		abs, err := absolute(p, "/", "/")
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		return c.allowResolve(filepath.Clean(abs), root)
+	}
+}
+
+func (c *canonCache) allowResolve(abs, root string) string {
+	if abs == "/" {
+		return abs
+	}
+	q := filepath.Join(c.allowResolve(filepath.Dir(abs), root), filepath.Base(abs))
+	if strings.HasPrefix(q, root+"/") {
+		return q // inside the workspace: taken as written
+	}
+	return c.dir(q)
+}
+
 func (c *canonCache) dir(p string) string {
 	abs, err := absolute(p, "/", "/")
 	if err != nil {

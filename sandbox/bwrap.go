@@ -157,6 +157,9 @@ func (p Plan) skeleton() []string {
 		targets = append(targets, p.Cwd)
 	}
 	var out []string
+	if p.Cwd != "" && !under(p.Cwd, mounted) {
+		out = append(out, p.Cwd) // an unreadable workspace: the command still starts there
+	}
 	for _, t := range targets {
 		if t == "" {
 			continue

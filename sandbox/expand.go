@@ -187,7 +187,9 @@ func (x *expansion) literal(c class, p string, j judges, mandatory bool) {
 		}
 		return
 	}
-	_ = abs
+	if (c == classWrite || c == classRead) && !j.covers(c, abs, r) {
+		return // reached through a symlink decide does not follow for an allow rule
+	}
 	x.add(c, r, fi.IsDir(), j)
 }
 

@@ -173,7 +173,11 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	}
 	if p.Root == RootEmpty {
 		p.Read = append(p.Read, x.read...)
-		p.Read = append(p.Read, root)
+		// The workspace is readable where check lets it be read: in
+		// read-only mode with defaultDenyRead only what allowRead names.
+		if decide.Check(l.Policy, decide.Read, root, root, -1).Allow {
+			p.Read = append(p.Read, root)
+		}
 		if !spec.StrictDenyRead {
 			for _, r := range decide.SystemReadRules(home) {
 				if rp := resolveExisting(expandHome(r.Pattern, home)); rp != "" {
@@ -204,6 +208,18 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 // binds that keep protected paths' directories from being renamed.
 func (p *Plan) normalize(mandatoryMissing []string) {
 	p.Write = dropUnder(sortedUnique(dropTmp(p.Write)), nil)
+	// A writable directory at or below a protected path (allowWrite
+	// "~/**/node_modules/**" reaching into ~/.claude/skills) stays
+	// read-only: in decide the deny, mandatory or denyWrite, wins.
+	var w []string
+	for _, q := range p.Write {
+		if under(q, p.Protect) {
+			p.Read = append(p.Read, q)
+		} else {
+			w = append(w, q)
+		}
+	}
+	p.Write = w
 	p.Hide = uniqueHidden(p.Hide)
 	hidden := hiddenDirs(p.Hide)
 	p.Write = dropUnder(p.Write, hidden)

@@ -639,3 +639,56 @@ func TestRunGit(t *testing.T) {
 		t.Errorf("a git hook was written from the sandbox")
 	}
 }
+
+// TestRunHoldsWhereCheckDenies: cases a differential between check and the
+// sandbox found the shell allowing. Each line must fail, as check denies.
+func TestRunHoldsWhereCheckDenies(t *testing.T) {
+	tests := []struct {
+		name, fence string
+		setup       func(w escapeWorld)
+		deny, allow map[string]string
+	}{
+		{name: "read-only with defaultDenyRead shows only allowRead of the workspace",
+			fence: `{"filesystem":{"defaultDenyRead":true,"allowRead":["./src"]},"picket":{"mode":"read-only"}}`,
+			setup: func(w escapeWorld) { write(t, filepath.Join(w.ws, "src", "a.txt"), "A") },
+			deny:  map[string]string{"read-workspace-file": "cat main.go", "list-workspace": "ls ."},
+			allow: map[string]string{"read-allowed": "cat src/a.txt"}},
+		{name: "allowWrite inside a mandatory directory stays read-only",
+			fence: `{"extends":"code","filesystem":{"allowWrite":["~/**/node_modules/**"]}}`,
+			setup: func(w escapeWorld) {
+				write(t, filepath.Join(w.home, ".claude/skills/fmt/node_modules/lib/index.js"), "module.exports=1")
+			},
+			deny: map[string]string{"append-skill-code": "echo evil >> ~/.claude/skills/fmt/node_modules/lib/index.js"}},
+		{name: "allowWrite through a symlink made in the workspace",
+			fence: `{"extends":"code","filesystem":{"allowWrite":["./build"]}}`,
+			setup: func(w escapeWorld) { os.Symlink(w.home, filepath.Join(w.ws, "build")) },
+			deny:  map[string]string{"write-through-link": "echo x > build/pwned", "write-home": "echo x > ~/pwned"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newEscapeWorld(t)
+			write(t, filepath.Join(w.ws, "fence.jsonc"), tt.fence)
+			tt.setup(w)
+			got := w.attempts(t, nil, tt.deny)
+			for name, line := range tt.deny {
+				if got[name] {
+					t.Errorf("%q succeeded in the sandbox: %s", name, line)
+				}
+			}
+			if len(tt.allow) > 0 {
+				got = w.attempts(t, nil, tt.allow)
+				for name, line := range tt.allow {
+					if !got[name] {
+						t.Errorf("%q failed in the sandbox: %s", name, line)
+					}
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(w.home, ".claude/skills/fmt/node_modules/lib/index.js")); strings.Contains(string(b), "evil") {
+				t.Errorf("skill code changed on the host: %q", b)
+			}
+			if _, err := os.Lstat(filepath.Join(w.home, "pwned")); err == nil {
+				t.Errorf("home/pwned exists on the host")
+			}
+		})
+	}
+}
