@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -225,17 +228,67 @@ func (c *cli) audit(loaded *decide.Loaded, e audit.Entry) {
 	}
 }
 
-// auditFile is picket.audit.path when the policy sets one, else the
-// default under the state dir.
+// auditFile is picket.audit.path when the policy sets a usable one (see
+// usableAuditPath), else the default under the state dir.
 func (c *cli) auditFile(loaded *decide.Loaded) string {
-	if loaded != nil && loaded.Settings.Audit.Path != "" {
-		p := loaded.Settings.Audit.Path
-		if strings.HasPrefix(p, "~/") {
-			p = filepath.Join(loaded.Env.Home, p[2:])
-		}
-		return p
+	def := audit.DefaultPath(c.home(), c.getenv("XDG_STATE_HOME"))
+	if loaded == nil || loaded.Settings.Audit.Path == "" {
+		return def
 	}
-	return audit.DefaultPath(c.getenv("HOME"), c.getenv("XDG_STATE_HOME"))
+	p := loaded.Settings.Audit.Path
+	if strings.HasPrefix(p, "~/") {
+		p = filepath.Join(loaded.Env.Home, p[2:])
+	}
+	if err := usableAuditPath(p); err != nil {
+		c.warnf("picket.audit.path %s %v; using %s", strconv.Quote(p), err, def)
+		return def
+	}
+	return p
+}
+
+// usableAuditPath refuses an audit path picket must not write: a policy
+// from a cloned repository could name ~/.bashrc, and the log's first
+// rotation would move the file away and start a new one holding text the
+// agent chose (a path with "$(...)" in it) where the shell runs it. So the
+// path is absolute (a relative one would follow the hook's working
+// directory), is named *.log or *.ndjson (no shell or tool sources those),
+// and, if it exists, is a regular file that is empty or starts with an
+// audit line.
+func usableAuditPath(p string) error {
+	if !filepath.IsAbs(p) {
+		return errors.New("is not absolute (start it with / or ~/)")
+	}
+	if ext := filepath.Ext(p); ext != ".log" && ext != ".ndjson" {
+		return errors.New("does not end in .log or .ndjson")
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return nil // missing, or unwritable: the write says which
+	case !fi.Mode().IsRegular():
+		return errors.New("is not a regular file")
+	case fi.Size() == 0:
+		return nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	first, _, _ := bytes.Cut(readPrefix(f, 64<<10), []byte("\n"))
+	var e struct {
+		TS *string `json:"ts"`
+	}
+	if json.Unmarshal(first, &e) != nil || e.TS == nil {
+		return errors.New("holds something other than picket's audit lines")
+	}
+	return nil
+}
+
+// readPrefix reads up to n bytes of r.
+func readPrefix(r io.Reader, n int64) []byte {
+	b, _ := io.ReadAll(io.LimitReader(r, n))
+	return b
 }
 
 func joinReason(reason, note string) string {

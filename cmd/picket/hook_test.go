@@ -686,6 +686,41 @@ func TestHookAudit(t *testing.T) {
 	}
 }
 
+// TestHookAuditPathRefused: a policy (say, a cloned repository's) cannot
+// make picket rotate a file away and write agent-chosen text in its place.
+func TestHookAuditPathRefused(t *testing.T) {
+	for _, tc := range []struct{ name, path string }{
+		{"a shell start-up file", "~/.bashrc"},
+		{"not a log's name", "~/notes.md"},
+		{"a relative path", "logs/audit.log"},
+		{"a log that is not picket's", "~/other.log"},
+		{"a named pipe", "~/fifo.log"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHookProject(t, `{"extends": "code", "picket": {"blocklist": [".env"], "audit": {"path": "`+tc.path+`"}}}`)
+			const mine = "# mine\nalias ll='ls -l'\n"
+			for _, f := range []string{".bashrc", "notes.md", "other.log"} {
+				h.write(filepath.Join(h.home, f), mine)
+			}
+			if err := syscall.Mkfifo(filepath.Join(h.home, "fifo.log"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			a := h.run(h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "$(touch PWNED)", ".env")}))
+			if a.code != 0 || a.kind() != wantBlock || !strings.Contains(a.stderr, "picket.audit.path") {
+				t.Errorf("exit %d, answer %v, stderr %q; want 0, block and a warning naming picket.audit.path", a.code, a.kind(), a.stderr)
+			}
+			for _, f := range []string{".bashrc", "notes.md", "other.log"} {
+				if b, err := os.ReadFile(filepath.Join(h.home, f)); err != nil || string(b) != mine {
+					t.Errorf("%s changed: %q, %v", f, b, err)
+				}
+			}
+			if lines := auditLines(t, h.auditPath()); len(lines) != 1 || lines[0]["decision"] != "block" {
+				t.Errorf("default audit log = %v, want the block there", lines)
+			}
+		})
+	}
+}
+
 // buildPicket builds the picket binary into a temp dir.
 func buildPicket(t testing.TB) string {
 	t.Helper()
