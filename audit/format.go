@@ -9,6 +9,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"github.com/picketdev/picket/escape"
 )
 
 // palette holds the colours of [Format]. It is built once and never
@@ -47,8 +49,8 @@ func newPalette() styles {
 
 // Format renders e as one line for people: time, session, decision, tool,
 // access, path, then where the decision came from. Every field goes through
-// [Escape], so no value can end the line, move the cursor or recolour the
-// terminal. With color, it adds ANSI colours.
+// [escape.Field], so no value can end the line, move the cursor, recolour
+// the terminal or pose as two columns. With color, it adds ANSI colours.
 func Format(e Entry, color bool) string {
 	paint := func(s lipgloss.Style, text string) string {
 		if !color || text == "" {
@@ -62,14 +64,14 @@ func Format(e Entry, color bool) string {
 	}
 	cols := []string{
 		paint(palette().faint, e.TS.UTC().Format("2006-01-02 15:04:05")),
-		paint(palette().faint, pad(Escape(short(e.Session)), 8)),
-		paint(dec, pad(Escape(e.Decision), 13)),
-		pad(Escape(e.Tool), 9),
-		pad(Escape(e.Access), 5),
-		paint(palette().path, Escape(e.Path)),
+		paint(palette().faint, pad(escape.Field(short(e.Session)), 8)),
+		paint(dec, pad(escape.Field(e.Decision), 13)),
+		pad(escape.Field(e.Tool), 9),
+		pad(escape.Field(e.Access), 5),
+		paint(palette().path, escape.Field(e.Path)),
 	}
 	if e.Resolved != "" && e.Resolved != e.Path {
-		cols = append(cols, "-> "+Escape(e.Resolved))
+		cols = append(cols, "-> "+escape.Field(e.Resolved))
 	}
 	if src := origin(e); src != "" {
 		cols = append(cols, paint(palette().layer, src))
@@ -85,14 +87,14 @@ func origin(e Entry) string {
 	var parts []string
 	for _, s := range []string{e.Layer, e.Rule} {
 		if s != "" {
-			parts = append(parts, Escape(s))
+			parts = append(parts, escape.Field(s))
 		}
 	}
 	if e.Pattern != "" {
-		parts = append(parts, "pattern="+Escape(e.Pattern))
+		parts = append(parts, "pattern="+escape.Field(e.Pattern))
 	}
 	if e.Source != "" {
-		parts = append(parts, "("+Escape(e.Source)+")")
+		parts = append(parts, "("+escape.Field(e.Source)+")")
 	}
 	return strings.Join(parts, " ")
 }
@@ -103,19 +105,19 @@ func details(e Entry) []string {
 		out = append(out, "prompted")
 	}
 	if e.Command != "" {
-		out = append(out, "command="+Escape(e.Command))
+		out = append(out, "command="+escape.Field(e.Command))
 	}
 	if e.Cwd != "" {
-		out = append(out, "cwd="+Escape(e.Cwd))
+		out = append(out, "cwd="+escape.Field(e.Cwd))
 	}
 	if e.Exit != nil {
 		out = append(out, "exit="+strconv.Itoa(*e.Exit))
 	}
 	if e.Reason != "" {
-		out = append(out, "reason="+Escape(e.Reason))
+		out = append(out, "reason="+escape.Field(e.Reason))
 	}
 	if e.Agent != "" && e.Agent != "claude" {
-		out = append(out, "agent="+Escape(e.Agent))
+		out = append(out, "agent="+escape.Field(e.Agent))
 	}
 	return out
 }
@@ -131,23 +133,6 @@ func short(id string) string {
 func pad(s string, width int) string {
 	if n := utf8.RuneCountInString(s); n < width {
 		return s + strings.Repeat(" ", width-n)
-	}
-	return s
-}
-
-// Escape returns s unchanged when it is valid UTF-8 made of printable
-// characters and plain spaces and does not start with a quote; otherwise it
-// returns s quoted as strconv.Quote does, so control characters, escape
-// sequences, bidirectional overrides and invalid bytes show as \n, \x1b,
-// \u202e, \xff. Spaces are quoted too, so a path cannot pose as two columns.
-func Escape(s string) string {
-	if strings.HasPrefix(s, `"`) || !utf8.ValidString(s) {
-		return strconv.Quote(s)
-	}
-	for _, r := range s {
-		if r == ' ' || !strconv.IsPrint(r) {
-			return strconv.Quote(s)
-		}
 	}
 	return s
 }

@@ -1,30 +1,29 @@
 package audit
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode"
 )
 
-func TestEscape(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"/home/u/p/.env", "/home/u/p/.env"},
-		{"/tmp/résumé.txt", "/tmp/résumé.txt"},
-		{"", ""},
-		{"a\nb", `"a\nb"`},
-		{"\x1b[2J", `"\x1b[2J"`},
-		{"x\rblock", `"x\rblock"`},
-		{"\xff\xfe", `"\xff\xfe"`},
-		{"\u009b2J", `"\u009b2J"`},                   // C1 control sequence introducer
-		{"evil\u202etxt.exe", `"evil\u202etxt.exe"`}, // right-to-left override
-		{"My Documents", `"My Documents"`},
-		{`"quoted"`, `"\"quoted\""`},
-		{"tab\there", `"tab\there"`},
-	}
-	for _, tt := range tests {
-		if got := Escape(tt.in); got != tt.want {
-			t.Errorf("Escape(%q) = %s, want %s", tt.in, got, tt.want)
+// TestFormatCannotForgeColumns guards against a path posing as two columns:
+// blank runes (braille blank, Hangul fillers), spaces and combining marks
+// quote the field, so a forged "-> resolved" column shows inside quotes.
+func TestFormatCannotForgeColumns(t *testing.T) {
+	ts := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, blank := range []string{`\u2800`, `\u3164`, `\u115f`, `\u1160`, `\uffa0`, ` `, `\u00a0`, `\u0301\u0301`} {
+		r, err := strconv.Unquote(`"` + blank + `"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := "/home/me/proj/notes" + r + r + "->" + r + "/home/me/.ssh/id_rsa"
+		got := Format(Entry{TS: ts, Session: "0123456789", Decision: "allow", Tool: "Read", Access: "read", Path: path}, false)
+		want := "2026-03-04 05:06:07  01234567  allow          Read       read   " +
+			`"/home/me/proj/notes` + blank + blank + "->" + blank + `/home/me/.ssh/id_rsa"`
+		if got != want {
+			t.Errorf("Format(path %q)\n got %s\nwant %s", path, got, want)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/tui"
 )
 
@@ -49,7 +49,7 @@ func runConsole(c *cli, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	go func() { <-ctx.Done(); ln.Close() }()
-	fmt.Fprintf(term, "picket console: waiting for grant requests on %s (Ctrl-C to stop)\n", *sock)
+	fmt.Fprintf(term, "picket console: waiting for grant requests on %s (Ctrl-C to stop)\n", escape.Field(*sock))
 	for {
 		conn, err := ln.AcceptUnix()
 		if err != nil {
@@ -107,5 +107,5 @@ func (c *cli) serveConsole(ctx context.Context, conn *net.UnixConn, term *os.Fil
 		c.warnf("prompt: %v", err)
 	}
 	reply(a)
-	fmt.Fprintf(term, "%s %s %s: %s\n", audit.Escape(r.Tool), audit.Escape(r.Access), audit.Escape(r.Resolved), a)
+	fmt.Fprintf(term, "%s %s %s: %s\n", escape.Field(r.Tool), escape.Field(r.Access), escape.Field(r.Resolved), a)
 }

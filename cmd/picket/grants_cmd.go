@@ -7,6 +7,7 @@ import (
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/grants"
 )
 
@@ -51,7 +52,7 @@ func runGrants(c *cli, args []string) int {
 			fmt.Fprintf(c.stdout, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(c.stdout, "%s  %-5s %s  %s\n", g.At.UTC().Format(audit.TimeFormat), g.Access, audit.Escape(g.Path), audit.Escape(g.Session))
+		fmt.Fprintf(c.stdout, "%s  %-5s %s  %s\n", g.At.UTC().Format(audit.TimeFormat), g.Access, escape.Field(g.Path), escape.Field(g.Session))
 	}
 	return 0
 }
@@ -102,9 +103,9 @@ func (c *cli) revokeGrant(args []string) int {
 		}
 	}
 	if n == 0 {
-		c.errorf("no grant of %s %s", access, audit.Escape(path))
+		c.errorf("no grant of %s %s", access, escape.Field(path))
 		return 1
 	}
-	fmt.Fprintf(c.stdout, "revoked %s %s in %d session(s)\n", access, audit.Escape(path), n)
+	fmt.Fprintf(c.stdout, "revoked %s %s in %d session(s)\n", access, escape.Field(path), n)
 	return 0
 }
