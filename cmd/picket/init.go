@@ -32,7 +32,7 @@ const backupLayout = "20060102T150405.000Z"
 func runInit(c *cli, args []string) int {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
-	tmpl := fs.String("template", decide.DefaultTemplate, "what the new file extends: a built-in template or @base")
+	tmpl := fs.String("template", "", "what the new file extends: a built-in template or @base (default: the policy in force there now)")
 	force := fs.Bool("force", false, "replace an existing policy file, keeping a backup")
 	cwd := fs.String("cwd", "", "directory whose project root gets the file")
 	if err := fs.Parse(args); err != nil {
@@ -43,7 +43,7 @@ func runInit(c *cli, args []string) int {
 		c.hintf("picket init [--template NAME] [--force] [--cwd DIR]")
 		return 2
 	}
-	if *tmpl != "@base" && !slices.Contains(decide.Templates(), *tmpl) {
+	if *tmpl != "" && *tmpl != "@base" && !slices.Contains(decide.Templates(), *tmpl) {
 		c.errorf("no template %q (have @base, %s)", *tmpl, strings.Join(decide.Templates(), ", "))
 		return 2
 	}
@@ -55,10 +55,38 @@ func runInit(c *cli, args []string) int {
 	return c.initAt(env, *tmpl, *force)
 }
 
+// initBase is what a new root policy extends when no --template is given:
+// the policy in force at root now, so that writing it loosens nothing. A
+// fence file in a directory above root (discovery would take it), by its
+// path relative to root; else the user config, "@base"; else the default
+// template.
+func initBase(env decide.Env, root string) string {
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		for _, name := range []string{"fence.jsonc", "fence.json"} {
+			f := filepath.Join(dir, name)
+			if fi, err := os.Stat(f); err == nil && !fi.IsDir() {
+				if rel, err := filepath.Rel(root, f); err == nil {
+					return rel
+				}
+			}
+		}
+		if dir == "/" || dir == "." {
+			break
+		}
+	}
+	if userConfigFile(env) != "" {
+		return "@base"
+	}
+	return decide.DefaultTemplate
+}
+
 func (c *cli) initAt(env decide.Env, tmpl string, force bool) int {
 	root := decide.GitTop(env.Cwd)
 	if root == "" {
 		root = env.Cwd
+	}
+	if tmpl == "" {
+		tmpl = initBase(env, root)
 	}
 	file := filepath.Join(root, "fence.jsonc")
 	old := existingPolicies(root)

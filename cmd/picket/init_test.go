@@ -235,3 +235,38 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestInitKeepsThePolicyInForce: without --template the new file extends
+// what applied there before (a fence file above the project, else the
+// user config), so writing it loosens nothing.
+func TestInitKeepsThePolicyInForce(t *testing.T) {
+	strict := `{"extends": "code", "filesystem": {"denyRead": ["**/secret.txt"]}, "picket": {"mode": "read-only"}}`
+	for _, tc := range []struct {
+		name    string
+		dir     func(home, proj string) string // where the policy in force is
+		extends string
+	}{
+		{"user config", func(home, proj string) string { return filepath.Join(home, ".config", "fence") }, "@base"},
+		{"a fence file above the project", func(home, proj string) string { return filepath.Dir(proj) }, "../fence.jsonc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, home, proj := initEnv(t)
+			os.Mkdir(filepath.Join(proj, ".git"), 0o755)
+			dir := tc.dir(home, proj)
+			os.MkdirAll(dir, 0o755)
+			writeFile(t, dir, "fence.jsonc", strict)
+			if _, stderr, code := runCLI(env, "init", "--cwd", proj); code != 0 {
+				t.Fatalf("init = %d, want 0\n%s", code, stderr)
+			}
+			src, _ := os.ReadFile(filepath.Join(proj, "fence.jsonc"))
+			if !bytes.Contains(src, []byte(`"extends": "`+tc.extends+`",`)) {
+				t.Errorf("init wrote a file that does not extend %s:\n%s", tc.extends, src)
+			}
+			for _, c := range []struct{ access, path string }{{"write", "a.txt"}, {"read", "secret.txt"}} {
+				if out, _, code := runCLI(env, "check", "--cwd", proj, c.access, filepath.Join(proj, c.path)); code != 1 {
+					t.Errorf("after init, check %s %s = %d %q, want it still denied", c.access, c.path, code, out)
+				}
+			}
+		})
+	}
+}
