@@ -7,10 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 )
 
 // Judge decides every path a call touches against p; the first denial
@@ -167,11 +166,13 @@ func ErrorMessage(tool string, err error) string {
 	return fmt.Sprintf("picket: error: %s denied: %s", oneLine(dashIfEmpty(tool)), oneLine(err.Error()))
 }
 
-// oneLine quotes s when it holds anything that could break a line or
-// carry a terminal escape.
+// oneLine returns s as it is, or quoted by [escape.Field] when it holds
+// anything picket's escaping rule escapes: a line break, a terminal escape
+// (C1 controls included), a bidi override, a zero-width or blank rune, an
+// invalid byte. Claude Code shows this line to the person too.
 func oneLine(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0xfffd }) >= 0 {
-		return strconv.Quote(s)
+	if escape.Text(s) != s {
+		return escape.Field(s)
 	}
 	return s
 }
