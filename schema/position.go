@@ -12,6 +12,9 @@ import (
 // value. It returns (1, 1) when src does not parse or the pointer names
 // nothing. Columns count bytes, as hujson's own syntax errors do.
 func Position(src []byte, pointer string) (line, col int) {
+	if _, deep := tooDeep(src); deep {
+		return 1, 1
+	}
 	v, err := hujson.Parse(bytes.Clone(src))
 	if err != nil {
 		return 1, 1

@@ -9,11 +9,14 @@
 // # What it guarantees
 //
 // [Validate] reports every problem it finds as a [Problem] naming
-// file:line:col: a syntax error (one problem, where parsing stopped), a value of
-// the wrong type or outside its allowed set, a missing required key, an unknown
-// key at any level (fence's own schema forbids them too), and a key written
-// twice in one object (the later value silently wins when the file is loaded,
-// so the earlier one would be a rule that is never applied).
+// file:line:col: a syntax error (one problem, where parsing stopped), nesting
+// deeper than [MaxNesting], a string that is not UTF-8, a value of the wrong
+// type or outside its allowed set, a missing required key, an unknown key at
+// any level (fence's own schema forbids them too), and a key written twice in
+// one object (the later value silently wins when the file is loaded, so the
+// earlier one would be a rule that is never applied). A syntax error never
+// quotes the file: a policy may be, or extend, a secret (~/.vault-token), and
+// the message reaches the terminal and the model's deny reason.
 //
 // # What it does not check
 //

@@ -43,19 +43,26 @@ func Validate(file string, src []byte) []Problem {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil
 	}
+	if off, deep := tooDeep(src); deep {
+		line, col := lineCol(src, off)
+		return []Problem{{File: file, Line: line, Col: col, Msg: fmt.Sprintf("syntax error: nesting deeper than %d levels", MaxNesting)}}
+	}
 	// Standardize rewrites comments in place, so parse a copy; it keeps every
 	// byte offset, so positions found after it still point into src.
 	v, err := hujson.Parse(bytes.Clone(src))
 	if err != nil {
-		line, col, msg := syntaxError(err)
+		line, col, msg := syntaxError(src, err)
 		return []Problem{{File: file, Line: line, Col: col, Msg: msg}}
 	}
 	v.Standardize()
 	inst, err := decodeJSON(v.Pack())
 	if err != nil {
-		bug("hujson accepted what encoding/json rejects: %v", err)
+		// hujson accepted what encoding/json rejects; its error may quote
+		// the file, so say only that.
+		return []Problem{{File: file, Line: 1, Col: 1, Msg: "syntax error: not valid JSON once comments are removed"}}
 	}
 	found := duplicateKeys(&v, "")
+	found = append(found, invalidUTF8(&v, "")...)
 	found = append(found, schemaFindings(inst)...)
 	return place(file, src, &v, found)
 }
@@ -72,20 +79,6 @@ func place(file string, src []byte, v *hujson.Value, found []finding) []Problem 
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Msg, b.Msg))
 	})
 	return slices.Compact(problems)
-}
-
-// syntaxError takes the position hujson adds to its errors ("hujson: line
-// %d, column %d: %w") and returns it with the bare cause.
-func syntaxError(err error) (line, col int, msg string) {
-	line, col = 1, 1
-	if _, scanErr := fmt.Sscanf(err.Error(), "hujson: line %d, column %d:", &line, &col); scanErr != nil {
-		line, col = 1, 1
-	}
-	cause := err
-	if inner := errors.Unwrap(err); inner != nil {
-		cause = inner
-	}
-	return max(line, 1), max(col, 1), "syntax error: " + cause.Error()
 }
 
 // schemaFindings validates the decoded instance and returns one finding per

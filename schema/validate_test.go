@@ -121,12 +121,12 @@ var validateTests = []struct {
     "blocklist": []
   }
 }`,
-		want: []string{`f.jsonc:4:5: syntax error: invalid character '"' after object value (expecting ',' or '}')`},
+		want: []string{`f.jsonc:4:5: syntax error: unexpected character after object value (expecting ',' or '}')`},
 	},
 	{
 		name: "syntax error: truncated",
 		src:  "{\n  \"picket\": {",
-		want: []string{`f.jsonc:2:14: syntax error: parsing value: unexpected EOF`},
+		want: []string{`f.jsonc:2:14: syntax error: unexpected end of file while parsing value`},
 	},
 	{
 		name: "unknown top-level key",
@@ -245,6 +245,48 @@ var validateTests = []struct {
 		name: "not an object",
 		src:  `["picket"]`,
 		want: []string{`f.jsonc:1:1: top level: expected object, but got array`},
+	},
+	{
+		name: "nesting too deep is a problem, not a panic",
+		src:  `{"network":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`,
+		want: []string{`f.jsonc:1:111: syntax error: nesting deeper than 100 levels`},
+	},
+	{
+		name: "brackets in strings and comments do not nest",
+		src:  "{\"picket\": {\"blocklist\": [\"" + strings.Repeat("[", 200) + "\"]}} // " + strings.Repeat("{", 200) + "\n/* " + strings.Repeat("[", 200) + " */",
+	},
+	{
+		name: "a syntax error does not quote a bare word",
+		src:  "hvs.CAESIJsupersecret\n",
+		want: []string{`f.jsonc:1:1: syntax error: invalid value: want a string in double quotes, a number, true, false, null, an object or an array`},
+	},
+	{
+		name: "a syntax error does not quote a character",
+		src:  "{\"a\": 1 Xsecret}",
+		want: []string{`f.jsonc:1:9: syntax error: unexpected character after object value (expecting ',' or '}')`},
+	},
+	{
+		name: "a syntax error does not quote a string",
+		src:  "\"sec\\qret\"",
+		want: []string{`f.jsonc:1:1: syntax error: invalid string: a bad escape or a control character`},
+	},
+	{
+		name: "a syntax error after the top-level value",
+		src:  "{} secret",
+		want: []string{`f.jsonc:1:4: syntax error: unexpected character after top-level value`},
+	},
+	{
+		name: "a string that is not UTF-8",
+		src:  "{\"filesystem\": {\"denyRead\": [\"key\xff\"]}}",
+		want: []string{`f.jsonc:1:30: filesystem.denyRead[0]: not valid UTF-8; policy files must be UTF-8`},
+	},
+	{
+		name: "a key that is not UTF-8",
+		src:  "{\"picket\": {\"k\xff\": 1}}",
+		want: []string{
+			`f.jsonc:1:13: picket: a key is not valid UTF-8; policy files must be UTF-8`,
+			"f.jsonc:1:13: picket[\"k\ufffd\"]: unknown key; known keys here: audit, blocklist, caseInsensitive, mode, permissions, prompt, sandbox, writeGuards",
+		},
 	},
 	{
 		name: "odd key names are quoted in the path",
