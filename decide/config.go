@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/picketdev/picket/schema"
 	"github.com/tailscale/hujson"
@@ -221,6 +223,9 @@ func (r *resolver) extendsTarget(s *source) (string, error) {
 		if strings.HasPrefix(s.name, "builtin:") {
 			return "", fmt.Errorf("%s: a built-in template cannot extend a file", s.name)
 		}
+		if ext := filepath.Ext(v); ext != ".jsonc" && ext != ".json" {
+			return "", fmt.Errorf("%s: extends %q: a policy file's name must end in .jsonc or .json", s.name, v)
+		}
 		if strings.HasPrefix(v, "~/") {
 			return filepath.Join(r.env.Home, v[2:]), nil
 		}
@@ -250,19 +255,10 @@ func (r *resolver) read(name string) (*source, error) {
 		}
 		s.src = src
 	} else {
-		fi, err := os.Stat(name)
-		if err != nil {
-			return nil, fmt.Errorf("failed to read policy: %w", err)
+		var err error
+		if s.src, s.id, err = ReadPolicyFile(name); err != nil {
+			return nil, err
 		}
-		if fi.IsDir() {
-			return nil, fmt.Errorf("failed to read policy %s: is a directory", name)
-		}
-		if s.src, err = os.ReadFile(name); err != nil {
-			return nil, fmt.Errorf("failed to read policy: %w", err)
-		}
-		s.id = fi
-	}
-	if s.id != nil {
 		if err := r.validate(name, s.src); err != nil {
 			return nil, err
 		}
@@ -271,17 +267,88 @@ func (r *resolver) read(name string) (*source, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		src = []byte("{}") // an empty file is no configuration, as in fence
 	}
+	// Validation passed, so these do not fail; their errors would quote
+	// the file, which may be a secret, so they are not passed on.
 	std, err := hujson.Standardize(src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: not valid JSONC", name)
 	}
 	if err := json.Unmarshal(std, &s.raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: not valid JSON once comments are removed", name)
 	}
 	if s.cfg, err = configFromRaw(s.raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
+}
+
+// MaxPolicySize is the largest policy file picket reads, 1 MiB: far more
+// than any policy needs, and small enough that a file a hostile "extends"
+// names cannot exhaust memory or time.
+const MaxPolicySize = 1 << 20
+
+// ReadPolicyFile reads one policy file and returns it with the open file's
+// FileInfo. Every policy file picket reads, discovered or extended, goes
+// through it. Only a regular file (symlinks followed) of at most
+// [MaxPolicySize] bytes is read: a FIFO, device, socket or directory is an
+// error at once, never a hang, and /dev/zero never fills memory. The file
+// is opened with O_NONBLOCK and checked again through the open descriptor,
+// so one swapped for a FIFO after the first check is refused too.
+func ReadPolicyFile(name string) ([]byte, fs.FileInfo, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to read policy: %w", err)
+	}
+	if err := policyFileKind(name, fi); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to read policy: %w", err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, nil, fmt.Errorf("failed to read policy: %w", err)
+	}
+	if err := policyFileKind(name, fi); err != nil {
+		return nil, nil, err
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxPolicySize+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to read policy: %w", err)
+	}
+	if len(src) > MaxPolicySize {
+		return nil, nil, tooLarge(name)
+	}
+	return src, fi, nil
+}
+
+// policyFileKind refuses what ReadPolicyFile does not read.
+func policyFileKind(name string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	what := ""
+	switch {
+	case m.IsRegular():
+		if fi.Size() > MaxPolicySize {
+			return tooLarge(name)
+		}
+		return nil
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	default:
+		what = "not a regular file"
+	}
+	return fmt.Errorf("failed to read policy %s: %s; a policy must be a regular file", name, what)
+}
+
+func tooLarge(name string) error {
+	return fmt.Errorf("failed to read policy %s: larger than %d bytes (1 MiB), the most a policy file may hold", name, MaxPolicySize)
 }
 
 // validate checks one file against the schema, unless a marker says the

@@ -3,10 +3,13 @@ package decide_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/picketdev/picket/decide"
 )
@@ -178,6 +181,8 @@ func TestLoadExtendsErrors(t *testing.T) {
 	tests := []struct{ name, src, want string }{
 		{"unknown template", `{"extends": "nope"}`, `"nope"`},
 		{"missing file", `{"extends": "./gone.jsonc"}`, "gone.jsonc"},
+		{"a name not ending in .json or .jsonc", `{"extends": "~/.vault-token"}`, "must end in .jsonc or .json"},
+		{"a device by name", `{"extends": "/dev/zero"}`, "must end in .jsonc or .json"},
 	}
 	for _, tt := range tests {
 		tr := newTree(t)
@@ -186,6 +191,104 @@ func TestLoadExtendsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Load error = %v, want one naming %s", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestLoadPolicyFileKinds: only a regular file of at most 1 MiB is read,
+// however it is reached; anything else is an error at once, never a hang
+// (a FIFO) or a fill of memory (/dev/zero, a huge sparse file).
+func TestLoadPolicyFileKinds(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(tr *tree) // makes ws/fence.jsonc, or what it extends as ws/base.jsonc
+		want  string
+	}{
+		{"an extended FIFO", func(tr *tree) { tr.mkfifo("ws/base.jsonc") }, "named pipe"},
+		{"a FIFO found by discovery", func(tr *tree) { tr.mkfifo("ws/fence.jsonc") }, "named pipe"},
+		{"a .jsonc link to /dev/zero", func(tr *tree) { tr.link("/dev/zero", "ws/base.jsonc") }, "a device"},
+		{"a sparse 1 GiB file", func(tr *tree) { tr.sparse("ws/base.jsonc", 1<<30) }, "1 MiB"},
+		{"one byte over the cap", func(tr *tree) { tr.sparse("ws/base.jsonc", decide.MaxPolicySize+1) }, "1 MiB"},
+		{"the user config as a FIFO", func(tr *tree) {
+			tr.mkfifo("xdg/config/fence/fence.jsonc")
+			tr.writeFile("ws/fence.jsonc", `{"extends": "@base"}`)
+		}, "named pipe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			tt.setup(tr)
+			if _, err := os.Lstat(tr.path("ws/fence.jsonc")); err != nil {
+				tr.writeFile("ws/fence.jsonc", `{"extends": "./base.jsonc"}`)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := decide.Load(tr.env("ws")); done <- err }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("Load error = %v, want one saying %q", err, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Load hangs")
+			}
+		})
+	}
+	// Up to the cap is fine: 1 MiB of blanks is an empty policy.
+	tr := newTree(t)
+	tr.writeFile("ws/fence.jsonc", strings.Repeat(" ", decide.MaxPolicySize))
+	tr.load(tr.env("ws"))
+}
+
+func (tr *tree) mkfifo(p string) {
+	tr.t.Helper()
+	p = tr.path(p)
+	tr.mkdir(filepath.Dir(p))
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		tr.t.Fatal(err)
+	}
+}
+
+// sparse makes a file of size bytes that takes no space.
+func (tr *tree) sparse(p string, size int64) {
+	tr.t.Helper()
+	p = tr.writeFile(p, "")
+	if err := os.Truncate(p, size); err != nil {
+		tr.t.Fatal(err)
+	}
+}
+
+// TestLoadErrorsDoNotQuoteTheFile: a policy may be, or extend, a secret
+// through a symlink; a syntax error names file:line:col and what was
+// expected, and never quotes the bytes, which would reach the terminal and
+// the model's deny reason.
+func TestLoadErrorsDoNotQuoteTheFile(t *testing.T) {
+	secrets := []string{
+		"hvs.CAESIJsupersecret\n",
+		"[default]\naws_secret_access_key = supersecret\n",
+		`{"token": "abc" supersecret}`,
+		"{\"a\": \"x\\supersecret\"}",
+		"{} supersecret",
+		`{"filesystem": {"denyRead": [` + strings.Repeat("[", 200) + `"supersecret"`,
+	}
+	for _, secret := range secrets {
+		tr := newTree(t)
+		tr.writeFile("home/.secret", secret)
+		tr.link(tr.path("home/.secret"), "ws/base.jsonc")
+		tr.writeFile("ws/fence.jsonc", `{"extends": "./base.jsonc"}`)
+		_, err := decide.Load(tr.env("ws"))
+		if err == nil || !strings.Contains(err.Error(), "base.jsonc:1:") || strings.Contains(err.Error(), "supersecret") {
+			t.Errorf("Load with a base holding %q: error = %v, want base.jsonc:1: and no quote of the file", secret, err)
+		}
+	}
+}
+
+// TestLoadDeepNesting: nesting past schema.MaxNesting is an error naming
+// the file, not a panic.
+func TestLoadDeepNesting(t *testing.T) {
+	tr := newTree(t)
+	f := tr.writeFile("ws/fence.jsonc", `{"network":`+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)+`}`)
+	_, err := decide.Load(tr.env("ws"))
+	if err == nil || !strings.Contains(err.Error(), f+":1:111: syntax error: nesting deeper than 100 levels") {
+		t.Errorf("Load error = %v, want %s:1:111 and nesting deeper than 100 levels", err, f)
 	}
 }
 
