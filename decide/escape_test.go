@@ -283,3 +283,25 @@ func TestHomeGlobThroughSymlinkedHome(t *testing.T) {
 		denied(decide.LayerBlocklist, decide.RuleDenyRead).check(t, "Check(read "+p+")", decide.Check(pol, decide.Read, tr.path(p), tr.ws, -1))
 	}
 }
+
+// TestGitEntryNeverWritten: a .git file (a worktree's or submodule's
+// gitfile) points git at a directory; rewritten, git would run the config
+// and hooks of one the agent made. What is below a .git directory is
+// judged as before.
+func TestGitEntryNeverWritten(t *testing.T) {
+	tr := newTree(t)
+	tr.writeFile("ws/.git", "gitdir: /elsewhere/.git/worktrees/ws\n")
+	tr.mkdir("ws/sub/.git")
+	s := tr.spec()
+	s.Mode = decide.Full
+	s.AllowWrite = rules("/")
+	pol := tr.compile(s)
+	for _, p := range []string{".git", "sub/.git", "new/.git", "lib/.GIT"} {
+		want := denied(decide.LayerMandatory, decide.RuleMandatory)
+		if p == "lib/.GIT" {
+			want = allow // another name on a case-sensitive filesystem
+		}
+		want.check(t, "Check(write "+p+")", decide.Check(pol, decide.Write, p, tr.ws, 1))
+	}
+	allow.check(t, "Check(write sub/.git/objects/ab/cd)", decide.Check(pol, decide.Write, "sub/.git/objects/ab/cd", tr.ws, 1))
+}

@@ -402,6 +402,12 @@ func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses
 		w.x.hide = append(w.x.hide, Hidden{Path: p})
 		return done
 	}
+	if e.Name() == ".git" && e.Type().IsRegular() {
+		// A worktree's or submodule's gitfile: rewritten, it would point
+		// git at another directory's config and hooks (decide denies
+		// writing it).
+		w.x.protect = append(w.x.protect, p)
+	}
 	if !globs {
 		return done
 	}

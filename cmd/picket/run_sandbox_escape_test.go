@@ -659,6 +659,15 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 				write(t, filepath.Join(w.home, ".claude/skills/fmt/node_modules/lib/index.js"), "module.exports=1")
 			},
 			deny: map[string]string{"append-skill-code": "echo evil >> ~/.claude/skills/fmt/node_modules/lib/index.js"}},
+		{name: "a worktree's gitfile",
+			fence: `{"extends":"code"}`,
+			setup: func(w escapeWorld) {
+				os.RemoveAll(filepath.Join(w.ws, ".git"))
+				write(t, filepath.Join(w.ws, ".git"), "gitdir: "+filepath.Join(w.out, "main.git"))
+				write(t, filepath.Join(w.ws, "sub", ".git"), "gitdir: ../.git/modules/sub")
+			},
+			deny: map[string]string{"rewrite-gitfile": "echo 'gitdir: evil' > .git", "rewrite-nested-gitfile": "echo 'gitdir: evil' > sub/.git",
+				"replace-gitfile": "rm -f .git && echo 'gitdir: evil' > .git"}},
 		{name: "allowWrite through a symlink made in the workspace",
 			fence: `{"extends":"code","filesystem":{"allowWrite":["./build"]}}`,
 			setup: func(w escapeWorld) { os.Symlink(w.home, filepath.Join(w.ws, "build")) },
