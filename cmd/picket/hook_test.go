@@ -732,47 +732,55 @@ func buildPicket(t testing.TB) string {
 	return bin
 }
 
-// TestHookDeadline runs the real binary on a policy that is a FIFO nobody
-// writes: reading it blocks forever, as on a hung file system. The hook
-// must answer deny on its own, well before Claude Code's timeout.
+// TestHookDeadline runs the real binary while another process holds the
+// session's read-before-edit ledger lock and never lets go, as a hung
+// file system or a stuck picket would: the hook must answer deny on its
+// own, well before Claude Code's timeout. (A policy file that is a FIFO,
+// the old stand-in, is now refused without reading it.)
 func TestHookDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	h := newHookProject(t, hookFence)
-	fence := filepath.Join(h.dir, "fence.jsonc")
-	os.Remove(fence)
-	if err := syscall.Mkfifo(fence, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+	h := newHookProject(t, `{"extends": "code", "picket": {"writeGuards": {"readBeforeEdit": true}}}`)
+	readme := filepath.Join(h.dir, "README.md")
+	if a := h.run(h.event(hook.EventPostToolUse, "Read", map[string]any{"file_path": readme})); a.code != 0 {
+		t.Fatalf("PostToolUse Read: exit %d\n%s", a.code, a.stderr)
+	}
+	locks, _ := filepath.Glob(filepath.Join(h.state, "picket", "ledger", "*.lock"))
+	if len(locks) != 1 {
+		t.Fatalf("ledger locks = %v, want one", locks)
+	}
+	f, err := os.OpenFile(locks[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
 	}
 	bin := buildPicket(t)
-	for _, ev := range []string{
-		h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "README.md")}),
-		h.event(hook.EventSessionStart, "", nil),
-	} {
-		cmd := exec.Command(bin, "hook", "--deadline", "300ms")
-		cmd.Env = h.env
-		cmd.Stdin = strings.NewReader(ev)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
-		err := cmd.Run()
-		took := time.Since(start)
-		if err != nil {
-			t.Errorf("hook on a hung policy: %v (want exit 0)\n%s", err, stderr.String())
-		}
-		if took > time.Second {
-			t.Errorf("hook on a hung policy took %v, want about 300ms", took)
-		}
-		var out struct{ HookSpecificOutput map[string]string }
-		json.Unmarshal(stdout.Bytes(), &out)
-		o := out.HookSpecificOutput
-		if o["permissionDecision"] != "deny" || !strings.HasPrefix(o["permissionDecisionReason"], "picket: error: ") {
-			t.Errorf("hook on a hung policy printed %q, want an error deny", stdout.String())
-		}
-		if !strings.Contains(stderr.String(), "deadline") {
-			t.Errorf("hook stderr = %q, want it to name the deadline", stderr.String())
-		}
+	cmd := exec.Command(bin, "hook", "--deadline", "300ms")
+	cmd.Env = h.env
+	cmd.Stdin = strings.NewReader(h.pre("Edit", map[string]any{"file_path": readme, "old_string": "#", "new_string": "##"}))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("hook on a hung ledger: %v (want exit 0)\n%s", err, stderr.String())
+	}
+	if took > 3*time.Second {
+		t.Errorf("hook on a hung ledger took %v, want about 300ms", took)
+	}
+	var out struct{ HookSpecificOutput map[string]string }
+	json.Unmarshal(stdout.Bytes(), &out)
+	o := out.HookSpecificOutput
+	if o["permissionDecision"] != "deny" || !strings.HasPrefix(o["permissionDecisionReason"], "picket: error: ") {
+		t.Errorf("hook on a hung ledger printed %q, want an error deny", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "deadline") {
+		t.Errorf("hook stderr = %q, want it to name the deadline", stderr.String())
 	}
 }
 
