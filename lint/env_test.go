@@ -133,6 +133,9 @@ func TestWarningString(t *testing.T) {
 	}{
 		{Warning{File: "/p/fence.jsonc", Line: 3, Col: 18, Code: CodeBrace, Msg: "m"}, "/p/fence.jsonc:3:18: warning: m [brace]"},
 		{Warning{File: "/p/fence.jsonc", Code: CodeWritablePolicy, Msg: "m"}, "/p/fence.jsonc: warning: m [writable-policy]"},
+		// Policy text reaches terminals and the agent's session escaped.
+		{Warning{File: "/p/\x1b]0;t\a.jsonc", Line: 1, Col: 2, Code: CodeBrace, Msg: "entry \"/x/{a,b}\u2800\" names /x/a\x1b[2J"},
+			`/p/\x1b]0;t\a.jsonc:1:2: warning: entry "/x/{a,b}\u2800" names /x/a\x1b[2J [brace]`},
 	}
 	for _, tt := range tests {
 		if got := tt.w.String(); got != tt.want {

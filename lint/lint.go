@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 )
 
 // Warning is one finding about a policy. Line and Col are 1-based; both are
@@ -34,12 +35,15 @@ const (
 )
 
 // String formats w as "file:line:col: warning: msg [code]", or without
-// ":line:col" when w is about a whole file.
+// ":line:col" when w is about a whole file, escaped by [escape.Text]: the
+// file name and the message carry policy text, and the line reaches
+// terminals (picket lint) and the agent's session (the hook's SessionStart
+// message). Msg itself stays as written, for --json.
 func (w Warning) String() string {
 	if w.Line == 0 {
-		return fmt.Sprintf("%s: warning: %s [%s]", w.File, w.Msg, w.Code)
+		return escape.Text(fmt.Sprintf("%s: warning: %s [%s]", w.File, w.Msg, w.Code))
 	}
-	return fmt.Sprintf("%s:%d:%d: warning: %s [%s]", w.File, w.Line, w.Col, w.Msg, w.Code)
+	return escape.Text(fmt.Sprintf("%s:%d:%d: warning: %s [%s]", w.File, w.Line, w.Col, w.Msg, w.Code))
 }
 
 // Run lints l and returns its warnings sorted by file, line and column. It

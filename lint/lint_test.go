@@ -295,3 +295,24 @@ func dump(ws []Warning) string {
 	}
 	return b.String()
 }
+
+// TestWarningsEscaped guards against policy text repainting the terminal:
+// a brace pattern holding an OSC title sequence and a screen clear once
+// reached picket lint's output raw through the alternatives it lists.
+func TestWarningsEscaped(t *testing.T) {
+	f := newFixture(t, `{"filesystem": {"allowRead": ["/x/{a,b}\u001b]0;LINT-PWNED\u0007\u001b[2J\u001b[H", "/x/\u2800\u3164{c,d}"]}}`)
+	ws := Run(f.load(t, decide.Env{}))
+	if len(ws) == 0 {
+		t.Fatal("Run() gave no warnings, want brace warnings")
+	}
+	for _, w := range ws {
+		s := w.String()
+		if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\u2800' || r == '\u3164' }) {
+			t.Errorf("String() = %q, holds a control or blank rune", s)
+		}
+	}
+	want := `write one entry per alternative: "/x/a\x1b]0;LINT-PWNED\a\x1b[2J\x1b[H", "/x/b\x1b]0;LINT-PWNED\a\x1b[2J\x1b[H"`
+	if s := dump(ws); !strings.Contains(s, want) {
+		t.Errorf("warnings = %s\nwant one to contain %s", s, want)
+	}
+}

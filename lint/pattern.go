@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -130,10 +131,12 @@ func expandFirstBrace(p string) ([]string, bool) {
 	return nil, false
 }
 
+// quoteList quotes each of ss as %q does, so an alternative cannot end its
+// quotes early or smuggle a line break into the message.
 func quoteList(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
-		q[i] = `"` + s + `"`
+		q[i] = strconv.Quote(s)
 	}
 	return strings.Join(q, ", ")
 }

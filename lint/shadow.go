@@ -2,6 +2,7 @@ package lint
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -21,7 +22,7 @@ func checkShadowed(t *target) []Warning {
 		}
 		by := d.Rule
 		if d.Pattern != "" {
-			by += " " + `"` + d.Pattern + `"`
+			by += " " + strconv.Quote(d.Pattern)
 		}
 		if d.Source != "" {
 			by += " (" + d.Source + ")"

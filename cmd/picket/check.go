@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 )
 
 func init() { commands["check"] = runCheck }
@@ -55,16 +56,18 @@ func runCheck(c *cli, args []string) int {
 
 // checkLine is one decision as text: "allow <resolved>" or
 // "deny <layer> <rule> <pattern> <resolved>", "-" standing for an empty
-// field.
+// field. The pattern and the path are quoted by [escape.Field], so neither
+// can pose as two columns; the rule, which may quote policy text, is
+// escaped too.
 func checkLine(d decide.Decision) string {
 	path := d.Resolved
 	if path == "" {
 		path = d.Path
 	}
 	if d.Allow {
-		return "allow " + quoteField(path)
+		return "allow " + escape.Field(path)
 	}
-	return fmt.Sprintf("deny %s %s %s %s", d.Layer, d.Rule, dash(quoteField(d.Pattern)), quoteField(path))
+	return escape.Text(fmt.Sprintf("deny %s %s %s %s", d.Layer, d.Rule, dash(escape.Field(d.Pattern)), escape.Field(path)))
 }
 
 func dash(s string) string {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/lint"
 	"github.com/picketdev/picket/sandbox"
 )
@@ -63,7 +64,7 @@ func runLint(c *cli, args []string) int {
 }
 
 // noteLine is one file-tools-only note: "source: note: field pattern: msg
-// [file-tools-only]".
+// [file-tools-only]", escaped as a whole: the note quotes policy text.
 func noteLine(n sandbox.Note) string {
 	where := n.Source
 	if where == "" {
@@ -71,7 +72,7 @@ func noteLine(n sandbox.Note) string {
 	}
 	what := n.Field
 	if n.Pattern != "" {
-		what += " " + quoteField(n.Pattern)
+		what += " " + escape.Field(n.Pattern)
 	}
-	return fmt.Sprintf("%s: note: %s: %s [file-tools-only]", quoteField(where), what, n.Msg)
+	return escape.Text(fmt.Sprintf("%s: note: %s: %s [file-tools-only]", escape.Field(where), what, n.Msg))
 }

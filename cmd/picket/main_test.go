@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/picketdev/picket/escape"
 )
 
 // TestMain lets testscript run the real CLI in-process as "picket".
@@ -42,4 +45,52 @@ func scriptEnv(env *testscript.Env) error {
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 	return os.MkdirAll(home, 0o755)
+}
+
+// TestPolicyTextEscaped guards against policy files, paths and their
+// parser's messages repainting the terminal: a brace pattern carrying an
+// OSC title and a screen clear once reached picket lint's output raw, raw
+// control bytes in a JSONC string reached validate, lint, show and check
+// through the parser's messages, and validate's "ok:" line printed the
+// chain's paths raw. Every line any of them prints must be one that
+// escape.Text leaves as it is, --json aside.
+func TestPolicyTextEscaped(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	proj := filepath.Join(dir, "proj\x1b]0;title\a")
+	for _, d := range []string{home, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, src string) string {
+		p := filepath.Join(proj, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	escaped := write("escaped.jsonc", `{"filesystem": {"allowRead": ["/x/{a,b}\u001b]0;LINT-PWNED\u0007\u001b[2J\u001b[H", "/x/\u2800\u2800->\u2800/y"]}}`)
+	rawString := write("raw-string.jsonc", "{\"filesystem\": {\"allowRead\": [\"/x/\x1b[2J\u202e\"]}}")
+	rawLiteral := write("raw-literal.jsonc", "{\"filesystem\": {\"allowRead\": x\x1b]0;PWNED\a\x1b[2J}}")
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, "state")}
+
+	var runs [][]string
+	for _, f := range []string{escaped, rawString, rawLiteral} {
+		runs = append(runs,
+			[]string{"validate", f},
+			[]string{"lint", "--config", f},
+			[]string{"show", "--config", f},
+			[]string{"check", "--config", f, "read", "/x/a\x1b[2J", "/p/notes\u2800\u2800->\u2800/home/me/.ssh/id_rsa"},
+		)
+	}
+	for _, args := range runs {
+		var stdout, stderr bytes.Buffer
+		run(args, env, strings.NewReader(""), &stdout, &stderr)
+		for _, l := range strings.Split(stdout.String()+stderr.String(), "\n") {
+			if escape.Text(l) != l {
+				t.Errorf("picket %q printed an unescaped line: %q", args, l)
+			}
+		}
+	}
 }

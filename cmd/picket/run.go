@@ -3,10 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/picketdev/picket/decide"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 )
 
 // cli carries what every subcommand may touch, so tests can call the real
@@ -45,16 +47,20 @@ func (c *cli) getenv(key string) string {
 	return v
 }
 
-func (c *cli) errorf(format string, args ...any) {
-	fmt.Fprintf(c.stderr, "picket: error: "+format+"\n", args...)
-}
+func (c *cli) errorf(format string, args ...any) { c.say("error", format, args...) }
 
-func (c *cli) warnf(format string, args ...any) {
-	fmt.Fprintf(c.stderr, "picket: warning: "+format+"\n", args...)
-}
+func (c *cli) warnf(format string, args ...any) { c.say("warning", format, args...) }
 
-func (c *cli) hintf(format string, args ...any) {
-	fmt.Fprintf(c.stderr, "picket: hint: "+format+"\n", args...)
+func (c *cli) hintf(format string, args ...any) { c.say("hint", format, args...) }
+
+// say prints a human message on stderr, each of its lines as "picket:
+// kind: …" and escaped by [escape.Text]: a message may quote a policy file,
+// a path or agent input (the JSONC parser's "invalid literal" quotes the
+// file's bytes), and a policy error lists one problem per line.
+func (c *cli) say(kind, format string, args ...any) {
+	for _, l := range strings.Split(fmt.Sprintf(format, args...), "\n") {
+		fmt.Fprintf(c.stderr, "picket: %s: %s\n", kind, escape.Text(l))
+	}
 }
 
 // commands maps each subcommand to its implementation. Each lives in its own

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/sandbox"
 )
 
@@ -131,12 +132,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// printShow prints out for people. Each line goes through [escape.Text] and
+// each path or pattern through [escape.Field]: the policy's text, its file
+// names and its unknown keys are all the author's to choose.
 func printShow(w io.Writer, out showOutput, spec decide.Spec) {
-	fmt.Fprintln(w, "chain (root first):")
-	for _, f := range out.Chain {
-		fmt.Fprintf(w, "  %s\n", quoteField(f))
+	line := func(format string, args ...any) {
+		fmt.Fprintln(w, escape.Text(fmt.Sprintf(format, args...)))
 	}
-	fmt.Fprintf(w, "workspace root: %s\nmode: %s\n", quoteField(out.Root), out.Mode)
+	line("chain (root first):")
+	for _, f := range out.Chain {
+		line("  %s", escape.Field(f))
+	}
+	line("workspace root: %s", escape.Field(out.Root))
+	line("mode: %s", out.Mode)
 	lists := []struct {
 		name  string
 		rules []decide.Rule
@@ -144,24 +152,24 @@ func printShow(w io.Writer, out showOutput, spec decide.Spec) {
 		{"filesystem.allowWrite", spec.AllowWrite}, {"filesystem.denyWrite", spec.DenyWrite},
 		{"picket.blocklist", spec.Blocklist}}
 	for _, l := range lists {
-		fmt.Fprintf(w, "%s (applies to: %s):\n", l.name, appliesTo[l.name])
+		line("%s (applies to: %s):", l.name, appliesTo[l.name])
 		for _, r := range l.rules {
-			fmt.Fprintf(w, "  %-40s %s\n", quoteField(r.Pattern), quoteField(r.Source))
+			line("  %-40s %s", escape.Field(r.Pattern), escape.Field(r.Source))
 		}
 	}
-	fmt.Fprintf(w, "filesystem.defaultDenyRead: %v  strictDenyRead: %v  allowGitConfig: %v (applies to: both)\n",
+	line("filesystem.defaultDenyRead: %v  strictDenyRead: %v  allowGitConfig: %v (applies to: both)",
 		spec.DefaultDenyRead, spec.StrictDenyRead, spec.AllowGitConfig)
 	if len(spec.Permissions) > 0 {
-		fmt.Fprintf(w, "picket.permissions (applies to: %s):\n", appliesTo["picket.permissions"])
+		line("picket.permissions (applies to: %s):", appliesTo["picket.permissions"])
 		for _, p := range spec.Permissions {
-			fmt.Fprintf(w, "  %-30s %-6s priority=%d type=%s  %s\n", quoteField(p.Pattern), p.Permission, p.Priority, dash(p.Type), quoteField(p.Source))
+			line("  %-30s %-6s priority=%d type=%s  %s", escape.Field(p.Pattern), p.Permission, p.Priority, dash(p.Type), escape.Field(p.Source))
 		}
 	}
-	fmt.Fprintf(w, "picket.writeGuards (applies to: fs): maxBytes=%d denyExtensions=%v readBeforeEdit=%v\n",
+	line("picket.writeGuards (applies to: fs): maxBytes=%d denyExtensions=%v readBeforeEdit=%v",
 		spec.WriteGuards.MaxBytes, spec.WriteGuards.DenyExtensions, spec.WriteGuards.ReadBeforeEdit)
-	fmt.Fprintln(w, "mandatory write denies (non-overridable, applies to: both):")
+	line("mandatory write denies (non-overridable, applies to: both):")
 	for _, r := range out.Mandatory {
-		fmt.Fprintf(w, "  %s\n", quoteField(r.Pattern))
+		line("  %s", escape.Field(r.Pattern))
 	}
 	var other []string
 	for k := range out.Policy {
@@ -172,9 +180,9 @@ func printShow(w io.Writer, out showOutput, spec decide.Spec) {
 	sort.Strings(other)
 	for _, k := range other {
 		b, _ := json.Marshal(out.Policy[k])
-		fmt.Fprintf(w, "%s (applies to: %s): %s\n", k, dash(appliesTo[k]), b)
+		line("%s (applies to: %s): %s", escape.Field(k), dash(appliesTo[k]), b)
 	}
-	for _, line := range out.SandboxNotes {
-		fmt.Fprintf(w, "%s\n", line)
+	for _, l := range out.SandboxNotes {
+		line("%s", l)
 	}
 }

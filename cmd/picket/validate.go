@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/schema"
 )
 
@@ -15,7 +16,8 @@ func init() { commands["validate"] = runValidate }
 
 // runValidate checks FILE, or every file of the discovered chain, against
 // the schema and the pattern compiler. Each problem is printed as
-// file:line:col: message; exit 1 when there is any.
+// file:line:col: message, escaped (a message may quote the file's text);
+// exit 1 when there is any.
 func runValidate(c *cli, args []string) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
@@ -30,12 +32,12 @@ func runValidate(c *cli, args []string) int {
 	if fs.NArg() == 1 {
 		src, err := os.ReadFile(fs.Arg(0))
 		if err != nil {
-			c.errorf("failed to read %s: %v", fs.Arg(0), err)
+			c.errorf("failed to read %s: %v", escape.Field(fs.Arg(0)), err)
 			return 2
 		}
 		if probs := schema.Validate(fs.Arg(0), src); len(probs) > 0 {
 			for _, p := range probs {
-				fmt.Fprintln(c.stdout, p)
+				fmt.Fprintln(c.stdout, escape.Text(fmt.Sprint(p)))
 			}
 			return 1
 		}
@@ -49,13 +51,17 @@ func runValidate(c *cli, args []string) int {
 		var pe *decide.ProblemsError
 		if errors.As(err, &pe) {
 			for _, p := range pe.Problems {
-				fmt.Fprintln(c.stdout, p)
+				fmt.Fprintln(c.stdout, escape.Text(fmt.Sprint(p)))
 			}
 			return 1
 		}
-		fmt.Fprintln(c.stdout, err)
+		fmt.Fprintln(c.stdout, escape.Text(err.Error()))
 		return 1
 	}
-	fmt.Fprintf(c.stdout, "ok: %s\n", strings.Join(loaded.Chain, " <- "))
+	chain := make([]string, len(loaded.Chain))
+	for i, f := range loaded.Chain {
+		chain[i] = escape.Field(f)
+	}
+	fmt.Fprintf(c.stdout, "ok: %s\n", strings.Join(chain, " <- "))
 	return 0
 }
