@@ -2,6 +2,7 @@ package decide
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,8 +11,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/picketdev/picket/schema"
 	"github.com/tailscale/hujson"
@@ -279,7 +283,102 @@ func (r *resolver) read(name string) (*source, error) {
 	if s.cfg, err = configFromRaw(s.raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if probs := patternProblems(name, s.src, &s.cfg); len(probs) > 0 {
+		return nil, problemsError(probs)
+	}
 	return s, nil
+}
+
+// patternProblems reports, at file:line:col, each pattern of c that would
+// silently match nothing (see [patternFault]).
+func patternProblems(name string, src []byte, c *fileConfig) []schema.Problem {
+	var probs []schema.Problem
+	check := func(ptr, pat string) {
+		if msg := patternFault(pat); msg != "" {
+			line, col := schema.Position(src, ptr)
+			probs = append(probs, schema.Problem{File: name, Line: line, Col: col, Msg: dottedPointer(ptr) + ": " + msg})
+		}
+	}
+	fsys := c.Filesystem
+	for field, list := range map[string][]string{
+		"allowRead": fsys.AllowRead, "denyRead": fsys.DenyRead, "allowWrite": fsys.AllowWrite, "denyWrite": fsys.DenyWrite,
+	} {
+		for i, pat := range list {
+			check(fmt.Sprintf("/filesystem/%s/%d", field, i), pat)
+		}
+	}
+	for i, pm := range c.Picket.Permissions {
+		check(fmt.Sprintf("/picket/permissions/%d/pattern", i), pm.Pattern)
+	}
+	slices.SortFunc(probs, func(a, b schema.Problem) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
+	return probs
+}
+
+// patternFault says why a path pattern would match nothing, or "". Paths
+// are matched cleaned, and the literal leading directories of a pattern
+// are cleaned too, but its glob part is not: from the first component with
+// a glob character on, a trailing "/" or an empty, "." or ".." component
+// can never match. Such a pattern is an error naming the spelling to use,
+// rather than a rule silently dropped (fence, reading the same file, would
+// not match it either). U+FFFD is what bytes that are not UTF-8 (or a lone
+// \u surrogate escape) decode to; no file name picket should guard holds it.
+func patternFault(p string) string {
+	if strings.ContainsRune(p, utf8.RuneError) {
+		return "pattern holds U+FFFD, what bytes that are not UTF-8 decode to; write it in UTF-8"
+	}
+	rest := p
+	for _, lead := range []string{"~/", "./", "/"} {
+		if r, ok := strings.CutPrefix(rest, lead); ok {
+			rest = r
+			break
+		}
+	}
+	parts := strings.Split(rest, "/")
+	first := slices.IndexFunc(parts, HasGlob)
+	if first < 0 {
+		return ""
+	}
+	kept := slices.Clone(parts[:first])
+	fault, trailing := "", false
+	for i, part := range parts[first:] {
+		switch {
+		case part == "..":
+			return fmt.Sprintf("glob pattern %q has a \"..\" after a glob, so it matches nothing; write the path without it", p)
+		case part == "" && first+i == len(parts)-1:
+			fault, trailing = "ends in \"/\"", true
+		case part == "":
+			fault = "has an empty component (\"//\") after a glob"
+		case part == ".":
+			fault = "has a \".\" component after a glob"
+		default:
+			kept = append(kept, part)
+		}
+	}
+	if fault == "" {
+		return ""
+	}
+	fixed := strings.TrimSuffix(p, rest) + strings.Join(kept, "/")
+	if trailing {
+		return fmt.Sprintf("glob pattern %q %s, so it matches nothing; write %q for the directory, or %q for it and all it holds", p, fault, fixed, fixed+"/**")
+	}
+	return fmt.Sprintf("glob pattern %q %s, so it matches nothing; write %q", p, fault, fixed)
+}
+
+// dottedPointer writes a JSON pointer of patternProblems as a key path:
+// "/filesystem/denyRead/3" is "filesystem.denyRead[3]".
+func dottedPointer(ptr string) string {
+	var b strings.Builder
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
 }
 
 // MaxPolicySize is the largest policy file picket reads, 1 MiB: far more

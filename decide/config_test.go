@@ -292,6 +292,54 @@ func TestLoadDeepNesting(t *testing.T) {
 	}
 }
 
+// TestLoadPatternFaults: a pattern that would silently match nothing is a
+// problem at file:line:col saying how to write it.
+func TestLoadPatternFaults(t *testing.T) {
+	tests := []struct{ name, pattern, want string }{
+		{"bytes that are not UTF-8", "key\xff", ":2:38: filesystem.denyRead[1]: not valid UTF-8"},
+		{"a lone surrogate escape", `key\ud800`, `:2:38: filesystem.denyRead[1]: pattern holds U+FFFD`},
+		{"a glob ending in /", "**/secrets/", `:2:38: filesystem.denyRead[1]: glob pattern "**/secrets/" ends in "/", so it matches nothing; write "**/secrets" for the directory, or "**/secrets/**" for it and all it holds`},
+		{"a glob dir ending in /", "secrets/*/", `write "secrets/*" for the directory`},
+		{"an empty component", "**/secrets//*", `has an empty component ("//") after a glob, so it matches nothing; write "**/secrets/*"`},
+		{"a // in a glob", "/srv/*//x.key", `write "/srv/*/x.key"`},
+		{"a . component", "sub/*/./b.txt", `has a "." component after a glob, so it matches nothing; write "sub/*/b.txt"`},
+		{"a .. component", "sub/*/../x", `glob pattern "sub/*/../x" has a ".." after a glob, so it matches nothing; write the path without it`},
+		{"a home glob", "~/.ssh/id_*/", `write "~/.ssh/id_*" for the directory`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			f := tr.writeFile("ws/fence.jsonc", "{\"filesystem\": {\n  \"allowRead\": [], \"denyRead\": [\"x\", \""+tt.pattern+"\"]}}")
+			_, err := decide.Load(tr.env("ws"))
+			var pe *decide.ProblemsError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), f+":2:") {
+				t.Errorf("Load with denyRead %q: error = %v, want a problem at %s:2: saying %s", tt.pattern, err, f, tt.want)
+			}
+		})
+	}
+	// In every pattern list, and in permissions.
+	for _, src := range []string{
+		`{"filesystem": {"allowRead": ["src/*/"]}}`, `{"filesystem": {"allowWrite": ["out/*/"]}}`,
+		`{"filesystem": {"denyWrite": ["**/.env/"]}}`,
+		`{"picket": {"permissions": [{"pattern": "**/secrets/", "permission": "none"}]}}`,
+	} {
+		tr := newTree(t)
+		tr.writeFile("ws/fence.jsonc", src)
+		if _, err := decide.Load(tr.env("ws")); err == nil || !strings.Contains(err.Error(), `ends in "/"`) {
+			t.Errorf("Load(%s): error = %v, want one saying it ends in /", src, err)
+		}
+	}
+	// Paths without glob characters, and the literal leading directories
+	// of a glob, are cleaned as before; the suggested spellings load and
+	// deny.
+	tr := newTree(t)
+	tr.writeFile("ws/fence.jsonc", `{"filesystem": {"denyRead": ["secrets/", "a//b", "./c/./d", "e//f/../g/*.pem", "**/secrets", "sub/*/b.txt"]}}`)
+	pol := tr.load(tr.env("ws")).Policy
+	for _, p := range []string{"ws/secrets/x", "ws/a/b", "ws/c/d/e", "ws/e/g/k.pem", "ws/deep/secrets/x", "ws/sub/q/b.txt"} {
+		denied(decide.LayerBlocklist, decide.RuleDenyRead).check(t, "Check(read "+p+")", decide.Check(pol, decide.Read, tr.path(p), tr.ws, 1))
+	}
+}
+
 // TestLoadMerge: lists appended and de-duplicated, booleans OR'd, scalars
 // from the child when it sets them.
 func TestLoadMerge(t *testing.T) {

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/picketdev/picket/decide"
 )
@@ -93,13 +96,21 @@ var configSeeds = []string{
 	`{"picket": {"caseInsensitive": "auto"}}`, `{"picket": {"caseInsensitive": 3}}`,
 	`{"bogus": 1}`, `{"filesystem": {"allowRead": [. ]}}`, `{"filesystem": {"allowRead": [1]}}`, `[]`, `null`, `{"a":`,
 	`{"network": {"allowedDomains": ["example.com"]}, "$schema": "x"}`,
+	`{"network":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`,
+	"{\"filesystem\": {\"denyRead\": [\"key\xff\", \"k\\ud800\"]}}",
+	`{"filesystem": {"denyRead": ["**/secrets/", "secrets/*/", "**/secrets//*", "sub/*/./b.txt", "sub/*/../x"]}}`,
+	"hvs.CAESIJsupersecret\n", `{"extends": "/dev/zero"}`, `{"extends": "./fifo.jsonc"}`,
 }
 
-// FuzzLoad: loading any policy file never panics; it gives a policy or an
-// error, and an error from a file's shape names the file.
+// FuzzLoad: loading any policy file never panics or hangs; it gives a
+// policy or an error, an error from a file's shape names the file, and no
+// loaded pattern holds U+FFFD (bytes that were not UTF-8).
 func FuzzLoad(f *testing.F) {
 	tr := fuzzTree(f)
 	tr.writeFile("ws/other.jsonc", `{"filesystem": {"denyRead": ["x"]}}`)
+	if err := syscall.Mkfifo(tr.path("ws/fifo.jsonc"), 0o600); err != nil {
+		f.Fatal(err)
+	}
 	for _, s := range configSeeds {
 		f.Add(s)
 	}
@@ -126,6 +137,12 @@ func FuzzLoad(f *testing.F) {
 		}
 		if len(l.Chain) == 0 || l.Chain[len(l.Chain)-1] != fence {
 			t.Fatalf("Load chain = %q, want it to end in %s", l.Chain, fence)
+		}
+		sp := l.Policy.Spec()
+		for _, r := range slices.Concat(sp.AllowRead, sp.DenyRead, sp.AllowWrite, sp.DenyWrite) {
+			if strings.ContainsRune(r.Pattern, utf8.RuneError) {
+				t.Fatalf("Load of %q kept pattern %q, which holds U+FFFD", src, r.Pattern)
+			}
 		}
 		decide.Check(l.Policy, decide.Read, "a/b/c.txt", tr.ws, -1)
 	})
