@@ -283,11 +283,19 @@ func (p *Plan) visible(q string) bool {
 }
 
 // structure returns the directories between a writable bind and a
-// protected path: each is bound on itself, so it is a mount point and
-// rename(2) answers EBUSY ("mv .git .git2 && mkdir .git" fails).
+// protected or hidden path: each is bound on itself, so it is a mount
+// point and rename(2) answers EBUSY ("mv .git .git2 && mkdir .git" fails,
+// and so does "mv ~/.config/gh ~/.config/gh.bak", which would carry a
+// hidden file out from under the rule that names it).
 func (p *Plan) structure() []string {
 	var out []string
-	for _, q := range p.Protect {
+	fixed := slices.Clone(p.Protect)
+	for _, h := range p.Hide {
+		if p.writable(h.Path) {
+			fixed = append(fixed, h.Path)
+		}
+	}
+	for _, q := range fixed {
 		top := "/"
 		if p.Root != RootWritable {
 			top = deepestAncestor(q, p.Write)

@@ -659,6 +659,15 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 				write(t, filepath.Join(w.home, ".claude/skills/fmt/node_modules/lib/index.js"), "module.exports=1")
 			},
 			deny: map[string]string{"append-skill-code": "echo evil >> ~/.claude/skills/fmt/node_modules/lib/index.js"}},
+		{name: "renaming a directory that holds a hidden path",
+			fence: `{"extends":"code","filesystem":{"denyRead":["./app/secrets/**","~/.config/gh"],"allowWrite":["~/.config"]},"picket":{"blocklist":["credentials*"]}}`,
+			setup: func(w escapeWorld) {
+				write(t, filepath.Join(w.ws, "app/secrets/prod.txt"), "SECRET-PROD")
+				write(t, filepath.Join(w.ws, "cfg/credentials.json"), "SECRET-GCP")
+				write(t, filepath.Join(w.home, ".config/gh/hosts.yml"), "SECRET-GH")
+			},
+			deny: map[string]string{"mv-app": "mv app app.tmp", "mv-cfg-deep": "mkdir -p x/1/2/3/4/5/6/7/8 && mv cfg x/1/2/3/4/5/6/7/8/",
+				"mv-gh": "mv ~/.config/gh ~/.config/gh.bak", "read-moved": "cat app.tmp/secrets/prod.txt ~/.config/gh.bak/hosts.yml x/1/2/3/4/5/6/7/8/cfg/credentials.json | grep SECRET"}},
 		{name: "a worktree's gitfile",
 			fence: `{"extends":"code"}`,
 			setup: func(w escapeWorld) {
