@@ -18,7 +18,12 @@ const followPoll = 200 * time.Millisecond
 // rotates it finishes the old file and continues with the new one, so no
 // entry is missed unless the file rotates twice within one poll (200 ms).
 // Entries appended between an earlier [Tail] and this call are not emitted.
+// As with Tail, a line longer than 4 MiB is skipped and a log that is not a
+// regular file is an error.
 func Follow(ctx context.Context, path string, f Filter, emit func(Record)) error {
+	if err := checkRegular(path); err != nil {
+		return err
+	}
 	fl := &follower{path: path, filter: f, emit: emit}
 	if err := fl.open(true); err != nil {
 		return err
@@ -44,6 +49,7 @@ type follower struct {
 	emit    func(Record)
 	f       *os.File // nil while the log does not exist
 	partial []byte   // a line whose newline has not arrived
+	long    bool     // partial grew past maxLine: drop up to the next newline
 }
 
 // open opens the current file, at its end when atEnd.
@@ -61,7 +67,7 @@ func (fl *follower) open(atEnd bool) error {
 			return err
 		}
 	}
-	fl.f, fl.partial = f, nil
+	fl.f, fl.partial, fl.long = f, nil, false
 	return nil
 }
 
@@ -107,22 +113,44 @@ func (fl *follower) poll() error {
 	return fl.read()
 }
 
+// read emits the complete lines appended since the last read, a chunk at a
+// time, so what it holds is at most one chunk and one [maxLine] line.
 func (fl *follower) read() error {
-	buf, err := io.ReadAll(fl.f)
-	if err != nil {
-		return err
-	}
-	buf = append(fl.partial, buf...)
+	chunk := make([]byte, 64<<10)
 	for {
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			break
+		n, err := fl.f.Read(chunk)
+		fl.lines(chunk[:n])
+		if err == io.EOF {
+			return nil
 		}
-		if rec, ok := parseLine(bytes.Clone(buf[:i])); ok && fl.filter.match(rec.Entry) {
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// lines adds buf to the partial line and emits each line it completes; a
+// line longer than maxLine is dropped whole.
+func (fl *follower) lines(buf []byte) {
+	for len(buf) > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		end := i
+		if i < 0 {
+			end = len(buf)
+		}
+		if !fl.long && len(fl.partial)+end > maxLine {
+			fl.partial, fl.long = nil, true
+		}
+		if !fl.long {
+			fl.partial = append(fl.partial, buf[:end]...)
+		}
+		if i < 0 {
+			return
+		}
+		if rec, ok := parseLine(fl.partial); !fl.long && ok && fl.filter.match(rec.Entry) {
 			fl.emit(rec)
 		}
+		fl.partial, fl.long = nil, false
 		buf = buf[i+1:]
 	}
-	fl.partial = bytes.Clone(buf)
-	return nil
 }

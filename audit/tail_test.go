@@ -3,10 +3,12 @@ package audit
 import (
 	"compress/gzip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -143,5 +145,100 @@ func TestFollowAcrossRotation(t *testing.T) {
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("Follow emitted %q, want %q", got, want)
+	}
+}
+
+func TestFilterSession(t *testing.T) {
+	const id = "250ef737-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
+	tests := []struct {
+		filter string
+		want   bool
+	}{
+		{"", true},
+		{id, true},
+		{"250ef737", true}, // the prefix picket log shows
+		{"250ef737-1c2d", true},
+		{"250ef73", false}, // too short to name one session
+		{"250ef738", false},
+		{id + "x", false},
+	}
+	for _, tt := range tests {
+		if got := (Filter{Session: tt.filter}).match(Entry{Session: id}); got != tt.want {
+			t.Errorf("Filter{Session: %q}.match(%q) = %v, want %v", tt.filter, id, got, tt.want)
+		}
+	}
+}
+
+// TestTailCorruptBackup guards against one damaged rotated file hiding the
+// whole log: it is skipped and named, and the rest is shown.
+func TestTailCorruptBackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	rot := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	writeGz(t, backupName(path, rot.Add(-time.Hour))+".gz", `{"ts":"2026-11-27T08:00:00.000Z","decision":"block","path":"/1"}`)
+	bad := backupName(path, rot) + ".gz"
+	os.WriteFile(bad, []byte("garbage\n"), 0o600)
+	os.WriteFile(path, []byte(`{"ts":"2026-11-27T11:00:00.000Z","decision":"block","path":"/2"}`+"\n"), 0o600)
+
+	recs, err := Tail(path, 0, Filter{})
+	var se *SkippedError
+	if !errors.As(err, &se) || len(se.Errs) != 1 || !strings.Contains(err.Error(), bad) {
+		t.Errorf("Tail error = %v, want a *SkippedError naming %s", err, bad)
+	}
+	if got := paths(recs); got != "/1 /2" {
+		t.Errorf("Tail = %q, want %q", got, "/1 /2")
+	}
+}
+
+// TestTailLongLine guards against a line with no newline exhausting
+// memory: a line past maxLine is skipped as a bad line, and the lines
+// around it are read.
+func TestTailLongLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	long := `{"ts":"2026-05-01T10:00:00.000Z","path":"/` + strings.Repeat("x", maxLine) + `"}`
+	os.WriteFile(path, []byte(strings.Join([]string{
+		`{"ts":"2026-05-01T09:00:00.000Z","path":"/1"}`,
+		long,
+		`{"ts":"2026-05-01T11:00:00.000Z","path":"/2"}`,
+		strings.Repeat("y", maxLine+1), // and no newline
+	}, "\n")), 0o600)
+	recs, err := Tail(path, 0, Filter{})
+	if got := paths(recs); err != nil || got != "/1 /2" {
+		t.Errorf("Tail = %q, %v, want %q", got, err, "/1 /2")
+	}
+}
+
+// TestTailNotRegular guards against a device that never ends (/dev/zero)
+// and a FIFO that blocks the open: both are refused, by Tail and Follow.
+func TestTailNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/dev/zero", fifo, t.TempDir()} {
+		if _, err := Tail(p, 20, Filter{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Tail(%s) error = %v, want not a regular file", p, err)
+		}
+		if err := Follow(context.Background(), p, Filter{}, func(Record) {}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Follow(%s) error = %v, want not a regular file", p, err)
+		}
+	}
+}
+
+// TestFollowLongLine checks that Follow holds no more than maxLine of a
+// line whose newline does not come, and drops that line whole.
+func TestFollowLongLine(t *testing.T) {
+	var got []string
+	fl := &follower{emit: func(r Record) { got = append(got, r.Entry.Path) }}
+	fl.lines([]byte(`{"ts":"2026-05-01T09:00:00.000Z","path":"/1"}` + "\n" + `{"path":"/`))
+	for range maxLine / (64 << 10) {
+		fl.lines(make([]byte, 64<<10))
+	}
+	if len(fl.partial) > maxLine {
+		t.Fatalf("follower holds %d bytes of one line, want at most %d", len(fl.partial), maxLine)
+	}
+	fl.lines([]byte(`x"}` + "\n" + `{"ts":"2026-05-01T11:00:00.000Z","path":"/2"}` + "\n"))
+	if strings.Join(got, " ") != "/1 /2" {
+		t.Errorf("Follow emitted %q, want %q", got, "/1 /2")
 	}
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,8 +27,10 @@ and rotated log files. -f then keeps printing new entries as they arrive.
 
   -f               follow the log, across rotations, until interrupted
   --json           print the raw NDJSON lines
-  --session ID     only entries of this session
-  --decision D     only this decision: block, error, grant-once, ...
+  --session ID     only entries of this session: its id, or the first 8 or
+                   more characters of it, as picket log shows them
+  --decision D     only this decision: allow, block, error, grant-once,
+                   grant-session, grant-persist or run
   --since WHEN     only entries this recent: a duration (90s, 1h, 2d) or
                    an RFC 3339 time
   --file PATH      the log to read (default: the audit log's path)
@@ -49,9 +53,9 @@ type logOptions struct {
 }
 
 func runLogContext(ctx context.Context, c *cli, args []string) int {
-	o, ok := c.parseLogArgs(args, time.Now())
+	o, code, ok := c.parseLogArgs(args, time.Now())
 	if !ok {
-		return 2
+		return code
 	}
 	color := c.logColor()
 	show := func(r audit.Record) error {
@@ -64,7 +68,10 @@ func runLogContext(ctx context.Context, c *cli, args []string) int {
 		return err
 	}
 	recs, err := audit.Tail(o.file, o.n, o.filter)
-	if err != nil {
+	var skipped *audit.SkippedError
+	if errors.As(err, &skipped) {
+		c.warnf("%v", err)
+	} else if err != nil {
 		c.errorf("%v", err)
 		return 2
 	}
@@ -90,9 +97,10 @@ func runLogContext(ctx context.Context, c *cli, args []string) int {
 	return 0
 }
 
-// parseLogArgs accepts flags before and after N.
-func (c *cli) parseLogArgs(args []string, now time.Time) (logOptions, bool) {
-	o := logOptions{n: 20}
+// parseLogArgs accepts flags before and after N. When ok is false, picket
+// log exits with code.
+func (c *cli) parseLogArgs(args []string, now time.Time) (o logOptions, code int, ok bool) {
+	o = logOptions{n: 20}
 	fs := flag.NewFlagSet("log", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	fs.Usage = func() { fmt.Fprint(c.stderr, logUsage) }
@@ -104,34 +112,38 @@ func (c *cli) parseLogArgs(args []string, now time.Time) (logOptions, bool) {
 	since := fs.String("since", "", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return o, false
+		return o, 2, false
 	}
 	if len(pos) > 1 {
 		c.errorf("log takes at most one N, got %q", pos)
 		c.hintf("picket log 50")
-		return o, false
+		return o, 2, false
 	}
 	if len(pos) == 1 {
 		n, err := strconv.Atoi(pos[0])
 		if err != nil || n < 1 {
 			c.errorf("N must be a positive number of entries, got %q", pos[0])
-			return o, false
+			return o, 2, false
 		}
 		o.n = n
+	}
+	if d := o.filter.Decision; d != "" && !slices.Contains(audit.Decisions(), d) {
+		c.errorf("unknown decision %q: want one of %s", d, strings.Join(audit.Decisions(), ", "))
+		return o, 2, false
 	}
 	if *since != "" {
 		t, err := parseSince(*since, now)
 		if err != nil {
 			c.errorf("%v", err)
 			c.hintf("--since 1h, --since 2d or --since 2026-05-01T00:00:00Z")
-			return o, false
+			return o, 2, false
 		}
 		o.filter.Since = t
 	}
 	if o.file == "" {
 		o.file = auditPath(c)
 	}
-	return o, true
+	return o, 0, true
 }
 
 // parseSince reads a duration back from now (Go's units plus "d" for days)

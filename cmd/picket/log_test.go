@@ -110,11 +110,61 @@ func TestLogUsageErrors(t *testing.T) {
 	env, _ := logEnv(t)
 	for _, args := range [][]string{
 		{"zero"}, {"0"}, {"-3"}, {"1", "2"}, {"--since", "yesterday"}, {"--since", "-1h"}, {"--bogus"},
+		{"--decision", "blocked"},
 	} {
 		_, errOut, code := runLogCLI(env, args...)
 		if code != 2 || errOut == "" {
 			t.Errorf("picket log %q = %d, stderr %q, want 2 and a message", args, code, errOut)
 		}
+	}
+	// A typo in --decision once printed nothing: it is refused, with the
+	// list of the decisions there are.
+	_, errOut, _ := runLogCLI(env, "--decision", "blocked")
+	if !strings.Contains(errOut, `"blocked"`) || !strings.Contains(errOut, "grant-session") {
+		t.Errorf("picket log --decision blocked: stderr %q, want it to name the value and list the valid ones", errOut)
+	}
+}
+
+// TestLogSessionPrefix guards against --session ignoring the eight
+// characters picket log itself shows for a session.
+func TestLogSessionPrefix(t *testing.T) {
+	env, _ := logEnv(t,
+		audit.Entry{Session: "250ef737-1c2d-4e5f-8a9b-0c1d2e3f4a5b", Decision: "block", Path: "/mine"},
+		audit.Entry{Session: "250ef738-0000-0000-0000-000000000000", Decision: "block", Path: "/other"},
+	)
+	for _, tt := range []struct {
+		session, want string
+	}{{"250ef737", "/mine"}, {"250ef737-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "/mine"}, {"250ef73", ""}} {
+		out, errOut, code := runLogCLI(env, "--session", tt.session)
+		got := ""
+		for _, p := range []string{"/mine", "/other"} {
+			if strings.Contains(out, p) {
+				got += p
+			}
+		}
+		if code != 0 || got != tt.want {
+			t.Errorf("picket log --session %s = %d, %q, stdout %q, want %q", tt.session, code, errOut, out, tt.want)
+		}
+	}
+}
+
+// TestLogBadFiles guards against a log that never ends (/dev/zero ran out
+// of memory) and one corrupt rotated file hiding the whole log.
+func TestLogBadFiles(t *testing.T) {
+	env, _ := logEnv(t)
+	_, errOut, code := runLogCLI(env, "--file", "/dev/zero")
+	if code != 2 || !strings.Contains(errOut, "not a regular file") {
+		t.Errorf("picket log --file /dev/zero = %d, %q, want 2 and not a regular file", code, errOut)
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	bad := filepath.Join(dir, "audit-2026-11-27T10-00-00.000.log.gz")
+	os.WriteFile(bad, []byte("garbage\n"), 0o600)
+	os.WriteFile(path, []byte(`{"ts":"2026-11-27T11:00:00.000Z","decision":"block","path":"/x"}`+"\n"), 0o600)
+	out, errOut, code := runLogCLI(env, "--file", path)
+	if code != 0 || !strings.Contains(out, "/x") || !strings.HasPrefix(errOut, "picket: warning: ") || !strings.Contains(errOut, bad) {
+		t.Errorf("picket log with a corrupt rotated file = %d, stderr %q, stdout %q, want 0, /x and a warning naming %s", code, errOut, out, bad)
 	}
 }
 
