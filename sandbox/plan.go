@@ -173,6 +173,11 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	}
 	if p.Root == RootEmpty {
 		p.Read = append(p.Read, x.read...)
+		if mode != decide.WorkspaceWrite {
+			// Not writable in this mode, but readable, as check reads
+			// allowWrite under defaultDenyRead.
+			p.Read = append(p.Read, x.write...)
+		}
 		// The workspace is readable where check lets it be read: in
 		// read-only mode with defaultDenyRead only what allowRead names.
 		if decide.Check(l.Policy, decide.Read, root, root, -1).Allow {

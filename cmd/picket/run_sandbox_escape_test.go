@@ -668,6 +668,11 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 			},
 			deny: map[string]string{"mv-app": "mv app app.tmp", "mv-cfg-deep": "mkdir -p x/1/2/3/4/5/6/7/8 && mv cfg x/1/2/3/4/5/6/7/8/",
 				"mv-gh": "mv ~/.config/gh ~/.config/gh.bak", "read-moved": "cat app.tmp/secrets/prod.txt ~/.config/gh.bak/hosts.yml x/1/2/3/4/5/6/7/8/cfg/credentials.json | grep SECRET"}},
+		{name: "read-only with defaultDenyRead still reads allowWrite",
+			fence: `{"extends":"read-only","filesystem":{"defaultDenyRead":true,"allowWrite":["~/.cache/pip"]}}`,
+			setup: func(w escapeWorld) { write(t, filepath.Join(w.home, ".cache/pip/x"), "PIP") },
+			deny:  map[string]string{"write-cache": "echo y > ~/.cache/pip/x"},
+			allow: map[string]string{"read-cache": "grep PIP ~/.cache/pip/x"}},
 		{name: "a worktree's gitfile",
 			fence: `{"extends":"code"}`,
 			setup: func(w escapeWorld) {
