@@ -603,3 +603,55 @@ func TestTemplates(t *testing.T) {
 		t.Errorf("Templates() = %q", got)
 	}
 }
+
+// credentials are the files the threat model promises every template keeps
+// unreadable: SSH keys, cloud, container and registry credentials, GnuPG,
+// .netrc, shell history, the system's TLS keys. Relative to the tree
+// (home/, ws/) unless absolute.
+var credentials = []string{
+	"home/.ssh/id_rsa", "home/.ssh/id_ecdsa", "home/.ssh/id_ed25519", "home/.ssh/id_dsa", "home/.ssh/id_ecdsa_sk",
+	"ws/deploy/id_rsa", "ws/deploy/id_ed25519",
+	"home/.aws/credentials", "home/.config/gcloud/application_default_credentials.json",
+	"home/.azure/msal_token_cache.json", "home/.kube/config",
+	"home/.docker/config.json", "home/.config/containers/auth.json", "/run/user/1000/containers/auth.json",
+	"home/.config/gh/hosts.yml", "home/.git-credentials", "home/.config/git/credentials",
+	"home/.npmrc", "home/.pypirc", "home/.netrc", "home/.cargo/credentials.toml", "home/.cargo/credentials",
+	"home/.gem/credentials", "home/.terraform.d/credentials.tfrc.json", "home/.vault-token",
+	"home/.gnupg/private-keys-v1.d/0123.key", "home/.gnupg/secring.gpg",
+	"home/.bash_history", "home/.zsh_history", "home/.local/share/fish/fish_history",
+	"home/.python_history", "home/.node_repl_history", "home/.psql_history", "home/.mysql_history",
+	"/etc/ssl/private/ssl-cert-snakeoil.key", "/etc/pki/tls/private/localhost.key",
+}
+
+// TestTemplatesDenyCredentials: every template denies every credential
+// through filesystem.denyRead or picket.blocklist, which the shell sandbox
+// enforces too, not only through picket.permissions or the boundary.
+func TestTemplatesDenyCredentials(t *testing.T) {
+	for _, name := range decide.Templates() {
+		t.Run(name, func(t *testing.T) {
+			tr := newTree(t)
+			tr.writeFile("ws/fence.jsonc", `{"extends": "`+name+`"}`)
+			env := tr.env("ws")
+			env.ProjectDir = tr.ws
+			full := tr.load(env).Policy.Spec()
+			// Only the lists the sandbox hides: a deny here is one the
+			// shell cannot get around.
+			enforced := decide.Spec{Root: full.Root, Home: full.Home, Mode: decide.Full, DenyRead: full.DenyRead, Blocklist: full.Blocklist}
+			pol := tr.compile(enforced)
+			for _, c := range credentials {
+				d := decide.Check(pol, decide.Read, tr.path(c), tr.ws, 1)
+				if d.Allow || (d.Rule != decide.RuleDenyRead && d.Rule != decide.RuleBlocklist) {
+					t.Errorf("%s: Check(read %s) = %s, want a deny by filesystem.denyRead or picket.blocklist", name, c, show(d))
+				}
+				if fp := decide.Check(tr.load(env).Policy, decide.Read, tr.path(c), tr.ws, 1); fp.Allow {
+					t.Errorf("%s: Check(read %s) = %s under the whole template, want a deny", name, c, show(fp))
+				}
+			}
+			for _, ok := range []string{"home/.ssh/known_hosts", "home/.cargo/bin/cargo", "home/.config/containers/registries.conf", "ws/src/main.go"} {
+				if d := decide.Check(pol, decide.Read, tr.path(ok), tr.ws, 1); !d.Allow {
+					t.Errorf("%s: Check(read %s) = %s, want allowed by the credential denies", name, ok, show(d))
+				}
+			}
+		})
+	}
+}
