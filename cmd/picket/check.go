@@ -15,13 +15,12 @@ func init() { commands["check"] = runCheck }
 // any is denied, 2 for usage or policy errors.
 func runCheck(c *cli, args []string) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	cwd := fs.String("cwd", "", "working directory the paths are relative to")
 	config := fs.String("config", "", "policy file to use instead of discovery")
 	asJSON := fs.Bool("json", false, "print one JSON decision per line")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	pos, code, ok := c.parseFlags(fs, args, true)
+	if !ok {
+		return code
 	}
 	if len(pos) < 2 {
 		c.errorf("check needs ACCESS and at least one PATH")

@@ -24,10 +24,13 @@ func init() { commands["console"] = runConsole }
 // prompt as every other surface. Run it in a spare terminal.
 func runConsole(c *cli, args []string) int {
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	sock := fs.String("socket", "", "socket path (default $XDG_RUNTIME_DIR/picket/console.sock)")
 	tty := fs.String("tty", "/dev/tty", "the terminal to prompt on")
-	if err := fs.Parse(args); err != nil {
+	pos, code, ok := c.parseFlags(fs, args, false)
+	if !ok {
+		return code
+	}
+	if !c.noArgs("console", pos) {
 		return 2
 	}
 	if *sock == "" {

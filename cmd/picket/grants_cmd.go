@@ -22,10 +22,16 @@ func runGrants(c *cli, args []string) int {
 		return c.revokeGrant(args[1:])
 	}
 	fs := flag.NewFlagSet("grants", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	session := fs.String("session", "", "only this session's grants")
 	asJSON := fs.Bool("json", false, "one JSON object per line")
-	if err := fs.Parse(args); err != nil {
+	pos, code, ok := c.parseFlags(fs, args, false)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		// "picket grants revok read /x" once listed every grant.
+		c.errorf("grants takes no arguments but revoke, got %q", pos)
+		c.hintf("picket grants revoke ACCESS PATH [--session ID]")
 		return 2
 	}
 	store := c.grantStore()
@@ -59,11 +65,10 @@ func runGrants(c *cli, args []string) int {
 
 func (c *cli) revokeGrant(args []string) int {
 	fs := flag.NewFlagSet("grants revoke", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	session := fs.String("session", "", "the session holding the grant (default: every session)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	pos, code, ok := c.parseFlags(fs, args, true)
+	if !ok {
+		return code
 	}
 	if len(pos) != 2 {
 		c.errorf("grants revoke needs ACCESS and PATH")

@@ -17,17 +17,15 @@ func init() { commands["lint"] = runLint }
 // or policy errors. Lint never changes a decision.
 func runLint(c *cli, args []string) int {
 	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	cwd := fs.String("cwd", "", "working directory for discovery")
 	config := fs.String("config", "", "policy file to use instead of discovery")
 	asJSON := fs.Bool("json", false, "print one JSON warning per line")
 	strict := fs.Bool("strict", false, "exit 1 when any warning fires")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, code, ok := c.parseFlags(fs, args, false)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		c.errorf("lint takes no arguments")
-		c.hintf("picket lint [--cwd DIR] [--config FILE] [--json] [--strict]")
+	if !c.noArgs("lint", pos) {
 		return 2
 	}
 	loaded, err := c.loadPolicy(*cwd, *config)

@@ -102,17 +102,15 @@ func runLogContext(ctx context.Context, c *cli, args []string) int {
 func (c *cli) parseLogArgs(args []string, now time.Time) (o logOptions, code int, ok bool) {
 	o = logOptions{n: 20}
 	fs := flag.NewFlagSet("log", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	fs.Usage = func() { fmt.Fprint(c.stderr, logUsage) }
 	fs.BoolVar(&o.follow, "f", false, "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.StringVar(&o.file, "file", "", "")
 	fs.StringVar(&o.filter.Session, "session", "", "")
 	fs.StringVar(&o.filter.Decision, "decision", "", "")
 	since := fs.String("since", "", "")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return o, 2, false
+	pos, code, ok := c.parseFlags(fs, args, true)
+	if !ok {
+		return o, code, false
 	}
 	if len(pos) > 1 {
 		c.errorf("log takes at most one N, got %q", pos)

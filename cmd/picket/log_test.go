@@ -113,8 +113,8 @@ func TestLogUsageErrors(t *testing.T) {
 		{"--decision", "blocked"},
 	} {
 		_, errOut, code := runLogCLI(env, args...)
-		if code != 2 || errOut == "" {
-			t.Errorf("picket log %q = %d, stderr %q, want 2 and a message", args, code, errOut)
+		if code != 2 || !strings.HasPrefix(errOut, "picket: error: ") {
+			t.Errorf("picket log %q = %d, stderr %q, want 2 and a picket: error: message", args, code, errOut)
 		}
 	}
 	// A typo in --decision once printed nothing: it is refused, with the

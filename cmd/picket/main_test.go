@@ -94,3 +94,51 @@ func TestPolicyTextEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestExitCodes guards the CLI's exit statuses: help that was asked for is
+// 0 for every command (it was 2 after "picket CMD --help"), a flag error or
+// an unknown extra argument is 2 with a "picket: error:" line naming it
+// ("picket grants revok read /x" once listed grants and exited 0), and the
+// hook answers --help with a deny and 0, as it answers every bad call.
+func TestExitCodes(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, "state")}
+	tests := []struct {
+		args   []string
+		code   int
+		stdout string // a substring
+		stderr string // a substring; "" wants stderr empty, "*" anything
+	}{
+		{[]string{"help"}, 0, "Usage:", ""},
+		{[]string{"-h"}, 0, "Usage:", ""},
+		{[]string{"hook", "--help"}, 0, `"permissionDecision":"deny"`, "*"},
+		{[]string{"check", "read", "/x", "-1"}, 2, "", "picket: error: flag provided but not defined: -1\n"},
+		{[]string{"log", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
+		{[]string{"show", "--json=maybe"}, 2, "", "picket: error: invalid boolean value"},
+		{[]string{"grants", "revok", "read", "/x"}, 2, "", `picket: error: grants takes no arguments but revoke, got ["revok" "read" "/x"]`},
+		{[]string{"show", "extra"}, 2, "", `picket: error: show takes no arguments, got ["extra"]`},
+		{[]string{"version", "extra"}, 2, "", `picket: error: version takes no arguments, got ["extra"]`},
+		{[]string{"lint", "extra"}, 2, "", `picket: error: lint takes no arguments, got ["extra"]`},
+		{[]string{"check", "read", "/x", "--help"}, 0, "picket check [", ""},
+		{[]string{"grants", "revoke", "--help"}, 0, "picket grants revoke ACCESS", ""},
+	}
+	for _, name := range []string{"check", "show", "validate", "lint", "init", "run", "prompt", "console",
+		"grants", "log", "install", "uninstall", "serve", "version"} {
+		for _, h := range []string{"-h", "--help"} {
+			tests = append(tests, struct {
+				args           []string
+				code           int
+				stdout, stderr string
+			}{[]string{name, h}, 0, "picket " + name, ""})
+		}
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(tt.args, env, strings.NewReader(""), &stdout, &stderr)
+		if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) ||
+			tt.stderr == "" && stderr.Len() > 0 || tt.stderr != "*" && !strings.Contains(stderr.String(), tt.stderr) {
+			t.Errorf("picket %q = %d, stdout %q, stderr %q; want %d, stdout with %q, stderr with %q",
+				tt.args, code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+		}
+	}
+}

@@ -84,6 +84,10 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.hintf("run 'picket help' for the list of commands")
 		return 2
 	}
+	if helpFirst(args[0], args[1:]) {
+		fmt.Fprint(stdout, commandUsage(args[0]))
+		return 0
+	}
 	return cmd(c, args[1:])
 }
 

@@ -60,11 +60,14 @@ type showOutput struct {
 // the mandatory denies and which layer each field applies to.
 func runShow(c *cli, args []string) int {
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	cwd := fs.String("cwd", "", "working directory for discovery")
 	config := fs.String("config", "", "policy file to use instead of discovery")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
+	pos, code, ok := c.parseFlags(fs, args, false)
+	if !ok {
+		return code
+	}
+	if !c.noArgs("show", pos) {
 		return 2
 	}
 	loaded, err := c.loadPolicy(*cwd, *config)

@@ -20,10 +20,9 @@ func init() { commands["validate"] = runValidate }
 // exit 1 when there is any.
 func runValidate(c *cli, args []string) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	cwd := fs.String("cwd", "", "working directory for discovery")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := c.parseFlags(fs, args, false); !ok {
+		return code
 	}
 	if fs.NArg() > 1 {
 		c.errorf("validate takes at most one FILE")

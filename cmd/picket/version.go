@@ -22,6 +22,9 @@ func picketVersion() string {
 }
 
 func runVersion(c *cli, args []string) int {
+	if !c.noArgs("version", args) {
+		return 2
+	}
 	fmt.Fprintf(c.stdout, "picket %s\n", picketVersion())
 	return 0
 }
