@@ -64,6 +64,34 @@ func ClaudeHookCommand(exe string) string {
 	return shellQuote(exe) + " " + strings.Join(ClaudeHookArgs, " ")
 }
 
+// ClaudeHookCommands returns the distinct hook commands in settings that
+// run a picket hook (any executable, ending in [ClaudeHookArgs]).
+func ClaudeHookCommands(settings []byte) []string {
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(settings, &s) != nil {
+		return nil
+	}
+	suffix := " " + strings.Join(ClaudeHookArgs, " ")
+	var out []string
+	for _, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if strings.HasSuffix(h.Command, suffix) && !slices.Contains(out, h.Command) {
+					out = append(out, h.Command)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // ClaudeShellPrefixEnv is the settings env variable Claude Code wraps
 // every Bash and hook command line with.
 const ClaudeShellPrefixEnv = "CLAUDE_CODE_SHELL_PREFIX"

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/picketdev/picket/hook"
@@ -86,15 +87,23 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 		c.errorf("%v", err)
 		return 2
 	}
-	opts, err := c.claudeInstallOpts(*exe)
+	installedExe, err := c.picketExe(*exe)
 	if err != nil {
 		c.errorf("%v", err)
 		return 2
 	}
+	opts := claudeInstallOpts(installedExe)
 	opts.User = *user
 	record := c.installRecord(path)
+	exeGiven := *exe != ""
 	if name == "uninstall" {
 		opts.Deny = record.load() // nil when install left no record: all of picket's
+		if prev := record.exe(); prev != "" && !exeGiven {
+			// The hooks run the picket that installed them, which may
+			// since have moved; this one is not in them.
+			o := claudeInstallOpts(prev)
+			opts.Command, opts.ShellPrefix = o.Command, o.ShellPrefix
+		}
 	}
 	var added []string
 	apply := func(b []byte) ([]byte, error) {
@@ -120,7 +129,7 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 		c.errorf("%s claude: %v", name, err)
 		return 2
 	}
-	if err := record.update(name, added); err != nil {
+	if err := record.update(name, added, installedExe); err != nil {
 		c.warnf("could not record which deny rules %s added (uninstall will take out all of picket's): %v", path, err)
 	}
 	switch {
@@ -131,6 +140,9 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 		c.hintf("restart Claude Code so it reads the new settings")
 	default:
 		fmt.Fprintf(c.stderr, "picket: removed picket's hooks, deny rules and shell prefix from %s\n", path)
+	}
+	if name == "uninstall" {
+		c.warnOtherHooks(path)
 	}
 	if name == "install" {
 		c.warnShellSandbox()
@@ -165,22 +177,25 @@ func (c *cli) printSettings(path string, apply func([]byte) ([]byte, error)) int
 	return 0
 }
 
-func (c *cli) claudeInstallOpts(exe string) (hook.ClaudeInstall, error) {
+// picketExe is the absolute, resolved path of exe ("" for this picket).
+func (c *cli) picketExe(exe string) (string, error) {
 	if exe == "" {
 		self, err := os.Executable()
 		if err != nil {
-			return hook.ClaudeInstall{}, fmt.Errorf("failed to find the picket executable: %w", err)
+			return "", fmt.Errorf("failed to find the picket executable: %w", err)
 		}
 		exe = self
 	}
 	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = resolved
 	}
-	abs, err := filepath.Abs(exe)
-	if err != nil {
-		return hook.ClaudeInstall{}, err
-	}
-	return hook.ClaudeInstall{Command: hook.ClaudeHookCommand(abs), ShellPrefix: hook.ClaudeShellPrefix(abs)}, nil
+	return filepath.Abs(exe)
+}
+
+// claudeInstallOpts are the hooks and shell prefix that run the picket at
+// exe (absolute).
+func claudeInstallOpts(exe string) hook.ClaudeInstall {
+	return hook.ClaudeInstall{Command: hook.ClaudeHookCommand(exe), ShellPrefix: hook.ClaudeShellPrefix(exe)}
 }
 
 // claudeSettingsPath is ~/.claude/settings.json for the user scope, else the
@@ -236,14 +251,24 @@ func (c *cli) installRecord(settings string) installRecord {
 	return installRecord{filepath.Join(c.stateDir(), "installs", "claude-"+hex.EncodeToString(sum[:12])+".json")}
 }
 
+type installRecordFile struct {
+	Deny []string `json:"deny"`
+	Exe  string   `json:"exe,omitempty"` // the picket the hooks run
+}
+
+func (r installRecord) read() (installRecordFile, bool) {
+	var rec installRecordFile
+	b, err := os.ReadFile(r.file)
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		return rec, false
+	}
+	return rec, true
+}
+
 // load returns the recorded rules, or nil when there is no record.
 func (r installRecord) load() []string {
-	b, err := os.ReadFile(r.file)
-	if err != nil {
-		return nil
-	}
-	var rec struct{ Deny []string }
-	if json.Unmarshal(b, &rec) != nil {
+	rec, ok := r.read()
+	if !ok {
 		return nil
 	}
 	if rec.Deny == nil {
@@ -252,8 +277,16 @@ func (r installRecord) load() []string {
 	return rec.Deny
 }
 
-// update adds what install added to the record; uninstall drops it.
-func (r installRecord) update(cmd string, added []string) error {
+// exe returns the picket executable the recorded install wrote into the
+// hooks, "" when unknown.
+func (r installRecord) exe() string {
+	rec, _ := r.read()
+	return rec.Exe
+}
+
+// update adds what install added to the record, with the executable the
+// hooks run; uninstall drops it.
+func (r installRecord) update(cmd string, added []string, exe string) error {
 	if cmd != "install" {
 		if err := os.Remove(r.file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -269,9 +302,7 @@ func (r installRecord) update(cmd string, added []string) error {
 	if deny == nil {
 		deny = []string{}
 	}
-	b, err := json.Marshal(struct {
-		Deny []string `json:"deny"`
-	}{deny})
+	b, err := json.Marshal(installRecordFile{Deny: deny, Exe: exe})
 	if err != nil {
 		return err
 	}
@@ -286,4 +317,20 @@ func (c *cli) claudeHooksIn(settings []byte, opts hook.ClaudeInstall) bool {
 	opts.Deny, opts.ShellPrefix = []string{}, ""
 	out, err := hook.UninstallClaude(settings, opts)
 	return err == nil && !bytes.Equal(out, settings)
+}
+
+// warnOtherHooks says so when the settings still run a picket hook after
+// uninstall: one installed from a picket at another path, with no record
+// of it (an install made before picket kept one, or another state dir).
+func (c *cli) warnOtherHooks(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, cmd := range hook.ClaudeHookCommands(b) {
+		c.warnf("%s still runs %s, which another picket installed", path, strconv.Quote(cmd))
+		if exe, ok := strings.CutSuffix(cmd, " hook --agent claude"); ok {
+			c.hintf("run 'picket uninstall claude --exe %s' to remove it", exe)
+		}
+	}
 }

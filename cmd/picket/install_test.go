@@ -185,3 +185,31 @@ func TestInstallClaudeErrors(t *testing.T) {
 		t.Errorf("malformed settings were rewritten: %q", got)
 	}
 }
+
+// TestUninstallAfterTheBinaryMoved: uninstall takes out the hooks of the
+// picket that installed them (kept in the install record), wherever the
+// picket running uninstall is; hooks of a picket it has no record of are
+// named in a warning, with the command that removes them.
+func TestUninstallAfterTheBinaryMoved(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + project, "XDG_STATE_HOME=" + filepath.Join(home, "state")}
+	path := filepath.Join(project, ".claude", "settings.json")
+	if r := runInstallCLI(env, "install", "claude", "--exe", "/old/place/picket"); r.code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.code, r.stderr)
+	}
+	r := runInstallCLI(env, "uninstall", "claude")
+	b, _ := os.ReadFile(path)
+	if r.code != 0 || bytes.Contains(b, []byte("/old/place/picket")) || bytes.Contains(b, []byte("hook --agent claude")) {
+		t.Errorf("uninstall: exit %d, settings still hold the old hooks:\n%s\n%s", r.code, b, r.stderr)
+	}
+
+	// No record (another state dir): the leftover hooks are named.
+	if r := runInstallCLI(env, "install", "claude", "--exe", "/old/place/picket"); r.code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.code, r.stderr)
+	}
+	env2 := append(env[:2:2], "XDG_STATE_HOME="+filepath.Join(home, "other-state"))
+	r = runInstallCLI(env2, "uninstall", "claude")
+	if !strings.Contains(r.stderr, "/old/place/picket hook --agent claude") || !strings.Contains(r.stderr, "picket uninstall claude --exe /old/place/picket") {
+		t.Errorf("uninstall with the hooks of another picket left: stderr %q, want them named with a hint", r.stderr)
+	}
+}

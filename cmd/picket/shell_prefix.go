@@ -58,8 +58,8 @@ func runShellPrefix(c *cli, args []string) int {
 // isOwnHook reports whether line is exactly the hook command install
 // writes for this executable.
 func (c *cli) isOwnHook(line string) bool {
-	opts, err := c.claudeInstallOpts("")
-	return err == nil && line == opts.Command
+	exe, err := c.picketExe("")
+	return err == nil && line == hook.ClaudeHookCommand(exe)
 }
 
 // claudeSnapshots is where Claude Code keeps the shell snapshots each Bash
