@@ -238,7 +238,8 @@ func refuse(real string, dirs []string) error {
 }
 
 // read returns the file's metadata and content, refusing anything but a
-// regular file.
+// regular file of a policy's size (decide.ReadPolicyFile, which every
+// policy read goes through: a FIFO swapped in never hangs a grant).
 func read(file string) (fs.FileInfo, []byte, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
@@ -247,7 +248,7 @@ func read(file string) (fs.FileInfo, []byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("%w %s: not a regular file", ErrRefused, file)
 	}
-	src, err := os.ReadFile(file)
+	src, fi, err := decide.ReadPolicyFile(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to read %s: %w", file, err)
 	}
