@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/picketdev/picket/hook/pi"
 )
@@ -113,9 +114,19 @@ func piExecutable(exe string) (string, error) {
 // through a temporary file and a rename so Pi never loads half of it.
 func (c *cli) writePiExtension(dir string, src []byte) int {
 	file := filepath.Join(dir, pi.File)
-	if old, err := os.ReadFile(file); err == nil && bytes.Equal(old, src) {
+	old, err := os.ReadFile(file)
+	if err == nil && bytes.Equal(old, src) {
 		fmt.Fprintf(c.stderr, "picket: install: %s already up to date\n", file)
 		return 0
+	}
+	if err == nil {
+		// Another version, or one the person edited: kept, never lost.
+		bak := file + ".bak-" + time.Now().UTC().Format(backupLayout)
+		if err := writePiFile(bak, old); err != nil {
+			c.errorf("install pi: keeping the old extension: %v", err)
+			return 2
+		}
+		fmt.Fprintf(c.stderr, "picket: kept the previous %s as %s\n", pi.File, bak)
 	}
 	if err := writePiFile(file, src); err != nil {
 		c.errorf("install pi: %v", err)
@@ -151,7 +162,8 @@ func writePiFile(file string, data []byte) error {
 	return nil
 }
 
-// uninstallPi removes the extension's directory, and nothing else.
+// uninstallPi removes the extension picket wrote, and its directory when
+// nothing else is left there: a file the person put beside it stays.
 func (c *cli) uninstallPi(dir string, print bool) int {
 	if print {
 		fmt.Fprintln(c.stdout, dir)
@@ -161,9 +173,13 @@ func (c *cli) uninstallPi(dir string, print bool) int {
 		fmt.Fprintf(c.stderr, "picket: uninstall: %s is not there, nothing to remove\n", dir)
 		return 0
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := os.Remove(filepath.Join(dir, pi.File)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		c.errorf("uninstall pi: %v", err)
 		return 2
+	}
+	if err := os.Remove(dir); err != nil {
+		fmt.Fprintf(c.stderr, "picket: removed picket's Pi extension (%s); left %s, which holds files picket did not write\n", filepath.Join(dir, pi.File), dir)
+		return 0
 	}
 	fmt.Fprintf(c.stderr, "picket: removed picket's Pi extension (%s)\n", dir)
 	return 0

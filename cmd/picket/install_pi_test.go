@@ -114,3 +114,42 @@ func TestInstallPiUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallPiKeepsThePersonsFiles: reinstalling keeps an edited
+// extension as a backup; uninstall leaves files picket did not write.
+func TestInstallPiKeepsThePersonsFiles(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	dir := filepath.Join(home, ".pi", "agent", "extensions", "picket")
+	file := filepath.Join(dir, "index.ts")
+	if r := runInstallCLI(env, "install", "pi", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("install: %d\n%s", r.code, r.stderr)
+	}
+	orig, _ := os.ReadFile(file)
+	edited := append(orig, "// my tweak\n"...)
+	os.WriteFile(file, edited, 0o644)
+	os.MkdirAll(filepath.Join(dir, "mydata"), 0o755)
+	os.WriteFile(filepath.Join(dir, "mydata", "x"), []byte("keep"), 0o644)
+
+	r := runInstallCLI(env, "install", "pi", "--exe", "/opt/picket/picket")
+	baks, _ := filepath.Glob(file + ".bak-*")
+	if r.code != 0 || len(baks) != 1 || !strings.Contains(r.stderr, baks[0]) {
+		t.Fatalf("reinstall over an edited extension: exit %d, backups %v, stderr %q; want one backup, named", r.code, baks, r.stderr)
+	}
+	if b, _ := os.ReadFile(baks[0]); !bytes.Equal(b, edited) {
+		t.Errorf("backup holds %d bytes, want the edited file", len(b))
+	}
+	if b, _ := os.ReadFile(file); !bytes.Equal(b, orig) {
+		t.Errorf("reinstall did not restore picket's extension")
+	}
+	r = runInstallCLI(env, "uninstall", "pi")
+	if _, err := os.Stat(file); r.code != 0 || err == nil {
+		t.Errorf("uninstall: exit %d, index.ts still there (%v)", r.code, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "mydata", "x")); err != nil || string(b) != "keep" {
+		t.Errorf("uninstall removed the person's file: %v", err)
+	}
+	if !strings.Contains(r.stderr, "did not write") {
+		t.Errorf("uninstall stderr %q, want it to say what it left", r.stderr)
+	}
+}
