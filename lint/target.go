@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -153,7 +152,8 @@ func readSource(source string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("no built-in template %q", name)
 	}
-	return os.ReadFile(source)
+	src, _, err := decide.ReadPolicyFile(source)
+	return src, err
 }
 
 // resolve canonicalizes an absolute path as decide would for a request;

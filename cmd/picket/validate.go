@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -29,9 +28,9 @@ func runValidate(c *cli, args []string) int {
 		return 2
 	}
 	if fs.NArg() == 1 {
-		src, err := os.ReadFile(fs.Arg(0))
+		src, _, err := decide.ReadPolicyFile(fs.Arg(0))
 		if err != nil {
-			c.errorf("failed to read %s: %v", escape.Field(fs.Arg(0)), err)
+			c.errorf("%v", err) // it names the file
 			return 2
 		}
 		if probs := schema.Validate(fs.Arg(0), src); len(probs) > 0 {
