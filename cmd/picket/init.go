@@ -35,8 +35,8 @@ func runInit(c *cli, args []string) int {
 	tmpl := fs.String("template", "", "what the new file extends: a built-in template or @base (default: the policy in force there now)")
 	force := fs.Bool("force", false, "replace an existing policy file, keeping a backup")
 	cwd := fs.String("cwd", "", "directory whose project root gets the file")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := c.parseFlags(fs, args, false); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		c.errorf("init takes no arguments")

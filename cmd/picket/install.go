@@ -69,13 +69,13 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		agent, args = args[:1], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := c.parseFlags(fs, args, false); !ok {
+		return code
 	}
 	agent = append(agent, fs.Args()...)
 	if len(agent) != 1 || agent[0] != "claude" {
-		c.errorf("%s needs exactly one agent, and only claude is supported", name)
-		c.hintf("run 'picket %s claude'", name)
+		c.errorf("%s needs exactly one agent: claude or pi", name)
+		c.hintf("run 'picket %s claude' or 'picket %s pi'", name, name)
 		return 2
 	}
 	if *project && *user {

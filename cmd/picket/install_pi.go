@@ -38,8 +38,8 @@ func (c *cli) installPi(name string, args []string) int {
 	project := fs.Bool("project", false, "")
 	print := fs.Bool("print", false, "")
 	exe := fs.String("exe", "", "")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := c.parseFlags(fs, args, false); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		c.errorf("%s pi takes no arguments, got %q", name, fs.Arg(0))

@@ -167,8 +167,8 @@ func TestInstallClaudeErrors(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"install"}, "only claude is supported"},
-		{[]string{"install", "codex"}, "only claude is supported"},
+		{[]string{"install"}, "claude or pi"},
+		{[]string{"install", "codex"}, "claude or pi"},
 		{[]string{"install", "claude", "--user", "--project"}, "exclude each other"},
 		{[]string{"install", "claude", "--nope"}, "flag provided but not defined"},
 		{[]string{"install", "claude", "--exe", "/p"}, "invalid settings JSON"},

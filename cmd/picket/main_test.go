@@ -121,6 +121,13 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"lint", "extra"}, 2, "", `picket: error: lint takes no arguments, got ["extra"]`},
 		{[]string{"check", "read", "/x", "--help"}, 0, "picket check [", ""},
 		{[]string{"grants", "revoke", "--help"}, 0, "picket grants revoke ACCESS", ""},
+		{[]string{"init", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
+		{[]string{"install", "claude", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
+		{[]string{"install", "pi", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
+		{[]string{"run", "--bogus", "--", "true"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
+		{[]string{"prompt", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
+		{[]string{"serve", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
+		{[]string{"install", "codex"}, 2, "", "picket: error: install needs exactly one agent: claude or pi"},
 	}
 	for _, name := range []string{"check", "show", "validate", "lint", "init", "run", "prompt", "console",
 		"grants", "log", "install", "uninstall", "serve", "version"} {

@@ -32,8 +32,8 @@ func runPrompt(c *cli, args []string) int {
 	request := fs.String("request", "", "read the request JSON from `FILE` instead of stdin")
 	answer := fs.String("answer", "", "write the answer JSON to `FILE` instead of stdout")
 	tty := fs.String("tty", "/dev/tty", "the terminal to prompt on")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := c.parseFlags(fs, args, false); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		c.errorf("prompt takes no arguments, got %q", fs.Arg(0))

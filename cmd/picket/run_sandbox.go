@@ -56,8 +56,8 @@ func runRun(c *cli, args []string) int {
 	var bindTmp, extraRead stringList
 	fs.Var(&bindTmp, "bind-tmp", "bind host /tmp files the command names and GLOB matches through the private /tmp")
 	fs.Var(&extraRead, "read", "keep PATH readable under defaultDenyRead")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := c.parseFlags(fs, args, false); !ok {
+		return code
 	}
 	cmd := fs.Args()
 	if len(cmd) == 0 {

@@ -49,8 +49,8 @@ func runServe(c *cli, args []string) int {
 	fs.SetOutput(c.stderr)
 	fs.Usage = func() { fmt.Fprint(c.stderr, serveUsage) }
 	agent := fs.String("agent", "pi", "the agent whose tool calls arrive (pi or claude)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := c.parseFlags(fs, args, false); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		c.errorf("serve takes no arguments")
