@@ -14,6 +14,7 @@ import (
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/sandbox"
 )
 
@@ -185,7 +186,7 @@ func stripEnv(env, patterns []string) []string {
 func commandLine(cmd []string) string {
 	parts := make([]string, len(cmd))
 	for i, a := range cmd {
-		parts[i] = quoteField(a)
+		parts[i] = escape.Field(a)
 	}
 	return strings.Join(parts, " ")
 }
