@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/escape"
@@ -157,7 +159,7 @@ func BlockMessage(tool string, d decide.Decision) string {
 		b.Pattern, b.Source = "", ""
 	}
 	js, _ := json.MarshalIndent(b, "", "  ")
-	return fmt.Sprintf("picket: blocked %s %s\n%s", oneLine(tool), oneLine(d.Path), js)
+	return fmt.Sprintf("picket: blocked %s %s\n%s", oneLine(tool), oneLine(d.Path), asciiSafeJSON(js))
 }
 
 // ErrorMessage is the reason for a call denied because picket itself
@@ -182,4 +184,27 @@ func dashIfEmpty(s string) string {
 		return "call"
 	}
 	return s
+}
+
+// asciiSafeJSON writes every rune beyond ASCII that escape does not show
+// as itself (bidi overrides, zero-width and C1 characters, invisible
+// letters) as a \uXXXX escape: the same JSON, but a path in it cannot
+// reorder or hide text where the reason is displayed. encoding/json
+// already escapes the controls below 0x20.
+func asciiSafeJSON(js []byte) []byte {
+	out := make([]byte, 0, len(js))
+	for len(js) > 0 {
+		r, size := utf8.DecodeRune(js)
+		switch {
+		case r < utf8.RuneSelf || escape.Shown(r):
+			out = append(out, js[:size]...)
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, "\\u%04x\\u%04x", hi, lo)
+		default:
+			out = fmt.Appendf(out, "\\u%04x", r)
+		}
+		js = js[size:]
+	}
+	return out
 }

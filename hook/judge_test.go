@@ -1,6 +1,14 @@
 package hook
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
+)
 
 // TestOneLine guards the deny reason's first line, which Claude Code shows
 // to the person: anything picket's escaping rule escapes quotes the field,
@@ -21,5 +29,26 @@ func TestOneLine(t *testing.T) {
 		if got := oneLine(tt.in); got != tt.want {
 			t.Errorf("oneLine(%q) = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestBlockMessageJSONIsASCIISafe: the JSON body of a block carries a
+// path's bidi overrides, zero-width and C1 characters as \u escapes, and
+// still parses to the same value.
+func TestBlockMessageJSONIsASCIISafe(t *testing.T) {
+	p := "/w/.env\u009b31m\u202egpj\u200b/\u3164x/caf\u00e9/\U0001F600"
+	msg := BlockMessage("Read", decide.Decision{Access: decide.Read, Path: p, Resolved: p})
+	_, body, _ := strings.Cut(msg, "\n")
+	for _, r := range body {
+		if r >= utf8.RuneSelf && !escape.Shown(r) {
+			t.Errorf("block JSON carries %U raw:\n%s", r, body)
+		}
+	}
+	if !strings.Contains(body, "caf\u00e9") {
+		t.Errorf("block JSON escaped a plain letter: %s", body)
+	}
+	var got struct{ Path string }
+	if err := json.Unmarshal([]byte(body), &got); err != nil || got.Path != p {
+		t.Errorf("block JSON = %q, %v; want the path back", got.Path, err)
 	}
 }
