@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/picketdev/picket/decide"
 )
@@ -175,6 +176,10 @@ func (w *walker) reachable(p string, dir bool) bool {
 func (w *walker) reachableBy(globs []string, p string, segs []string, dir bool) bool {
 	var pos, neg []string
 	for _, g := range globs {
+		g, ok := gitignoreLine(g)
+		if !ok {
+			continue // a comment or blank: ripgrep adds no glob for it
+		}
 		if n, ok := strings.CutPrefix(g, "!"); ok {
 			neg = append(neg, expandBraces(n)...)
 		} else {
@@ -240,12 +245,26 @@ func excludes(n, base string, dir bool) bool {
 	return err == nil && ok
 }
 
+// gitignoreLine reads one --glob value as ripgrep does, as a gitignore
+// line: one starting with "#" is a comment, trailing white space (Rust's,
+// NBSP and newline included) is dropped unless escaped, and what is left
+// empty adds nothing. ok is false when the line adds no glob.
+func gitignoreLine(g string) (string, bool) {
+	if strings.HasPrefix(g, "#") {
+		return "", false
+	}
+	if !strings.HasSuffix(g, "\\ ") {
+		g = strings.TrimRightFunc(g, unicode.IsSpace)
+	}
+	return g, g != ""
+}
+
 // grepGlobs splits Grep's glob parameter as Claude Code does before passing
-// each part to ripgrep's --glob: on whitespace, then on commas unless the
-// part holds braces.
+// each part to ripgrep's --glob: on white space (JavaScript's, U+FEFF
+// included), then on commas unless the part holds braces.
 func grepGlobs(filter string) []string {
 	var out []string
-	for _, f := range strings.Fields(filter) {
+	for _, f := range strings.FieldsFunc(filter, isJSSpace) {
 		if strings.Contains(f, "{") && strings.Contains(f, "}") {
 			out = append(out, f)
 			continue

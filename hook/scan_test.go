@@ -149,3 +149,24 @@ func TestFindDeniedSpellings(t *testing.T) {
 		}
 	}
 }
+
+func TestGitignoreLine(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"*.md", "*.md", true},
+		{"#x", "", false},
+		{"\\#x", "\\#x", true},
+		{".env\n", ".env", true},
+		{"**/.env\u00a0", "**/.env", true},
+		{" ", "", false},
+		{"x\\ ", "x\\ ", true}, // an escaped trailing space stays
+		{"!.env  ", "!.env", true},
+	} {
+		got, ok := gitignoreLine(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("gitignoreLine(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -116,7 +117,7 @@ func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error)
 func claudeSearchPath(p string) string {
 	t := strings.TrimFunc(p, isJSSpace)
 	if t == "" {
-		return p // Claude Code searches its cwd, as for ""
+		return "." // Claude Code searches its cwd, as for ""
 	}
 	return norm.NFC.String(t)
 }
@@ -208,14 +209,42 @@ func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]T
 func globTargetsAt(root, pat string) ([]Target, error) {
 	prefix, rest := literalPrefix(pat)
 	if filepath.IsAbs(prefix) {
-		return []Target{{Access: decide.List, Path: root, Size: -1},
-			{Access: decide.List, Path: prefix, Size: -1, Recursive: true, Filter: rest}}, nil
+		t := []Target{{Access: decide.List, Path: root, Size: -1},
+			{Access: decide.List, Path: prefix, Size: -1, Recursive: true, Filter: rest}}
+		// Claude Code cuts an absolute pattern at its first glob character
+		// and searches the directory before the cut, trimmed, for the
+		// rest; a pattern without one is its directory searched for its
+		// base name, which ripgrep matches at any depth.
+		dir, glob := claudeGlobSplit(pat)
+		for _, d := range []string{dir, claudeSearchPath(dir)} {
+			c := Target{Access: decide.List, Path: d, Size: -1, Recursive: true, Filter: glob}
+			if !slices.Contains(t, c) {
+				t = append(t, c)
+			}
+		}
+		return t, nil
 	}
 	t := []Target{{Access: decide.List, Path: root, Size: -1, Recursive: true, Root: true, Filter: pat}}
 	if prefix != "" {
 		t = append(t, Target{Access: decide.List, Path: root + "/" + prefix, Size: -1, Recursive: true, Filter: rest})
 	}
 	return t, nil
+}
+
+// claudeGlobSplit splits an absolute Glob pattern as Claude Code does: at
+// the last slash before the first glob character (or the last slash of a
+// pattern without one) into the directory searched and the glob.
+func claudeGlobSplit(pat string) (dir, glob string) {
+	head := pat
+	if i := strings.IndexAny(pat, "*?[{"); i >= 0 {
+		head = pat[:i]
+	}
+	j := strings.LastIndexByte(head, '/')
+	dir, glob = pat[:j], pat[j+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	return dir, glob
 }
 
 // literalPrefix splits a glob into its leading directories without glob

@@ -80,7 +80,7 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "Grep", in: `{"pattern":"x","path":"\u00a0~/.ssh\n"}`, want: []Target{searched(read("~/.ssh"), "", true), searched(read("\u00a0~/.ssh\n"), "", true)}},
 		{tool: "Grep", in: `{"pattern":"x","path":"\ufeff\u2003sub\u3000"}`, want: []Target{searched(read("sub"), "", true), searched(read("\ufeff\u2003sub\u3000"), "", true)}},
 		{tool: "Grep", in: `{"pattern":"x","path":"cafe\u0301"}`, want: []Target{searched(read("caf\u00e9"), "", true), searched(read("cafe\u0301"), "", true)}},
-		{tool: "Grep", in: `{"pattern":"x","path":" "}`, want: []Target{searched(read(" "), "", true)}},
+		{tool: "Grep", in: `{"pattern":"x","path":" "}`, want: []Target{searched(read("."), "", true), searched(read(" "), "", true)}}, // trimmed to nothing: the cwd
 		{tool: "Grep", in: `{"pattern":"x","path":"a\u0085"}`, want: []Target{searched(read("a\u0085"), "", true)}}, // NEL is not JavaScript white space
 		{tool: "Glob", in: `{"pattern":"src/*.go","path":" /p "}`, want: []Target{searched(list("/p"), "src/*.go", false), recursive(list("/p/src"), "*.go", false),
 			searched(list(" /p "), "src/*.go", false), recursive(list(" /p /src"), "*.go", false)}},
@@ -95,7 +95,11 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "Glob", in: `{"pattern":"/home/u/.ssh/id_*","path":"/p"}`, want: []Target{list("/p"), recursive(list("/home/u/.ssh"), "id_*", false)}},
 		{tool: "Glob", in: `{"pattern":"src/{a,b}/*.go"}`, want: []Target{searched(list("."), "src/{a,b}/*.go", false), recursive(list("./src"), "{a,b}/*.go", false)}},
 		{tool: "Glob", in: `{"pattern":"README.md"}`, want: []Target{searched(list("."), "README.md", false), recursive(list("./README.md"), "", false)}},
-		{tool: "Glob", in: `{"pattern":"/etc/passwd"}`, want: []Target{list("."), recursive(list("/etc/passwd"), "", false)}},
+		{tool: "Glob", in: `{"pattern":"/etc/passwd"}`, want: []Target{list("."), recursive(list("/etc/passwd"), "", false), recursive(list("/etc"), "passwd", false)}},
+		// Claude Code cuts an absolute pattern before its first glob
+		// character and trims the directory it searches.
+		{tool: "Glob", in: `{"pattern":"/h/.ssh /id*"}`, want: []Target{list("."), recursive(list("/h/.ssh "), "id*", false), recursive(list("/h/.ssh"), "id*", false)}},
+		{tool: "Glob", in: `{"pattern":"/h/.ssh/!x"}`, want: []Target{list("."), recursive(list("/h/.ssh/!x"), "", false), recursive(list("/h/.ssh"), "!x", false)}},
 		{tool: "Glob", in: `{"path":"/p"}`, wantErr: "no pattern"},
 		{tool: "Glob", in: `{"pattern":null}`, wantErr: "no pattern"},
 		{tool: "Glob", in: `{"pattern":1}`, wantErr: "pattern: not a string"},

@@ -527,6 +527,24 @@ func TestHookRecursiveTools(t *testing.T) {
 			}},
 		// A search root picket cannot find is one it cannot scan.
 		{name: "grep a path that does not exist", tool: "Grep", input: map[string]any{"pattern": "x", "path": "nowhere"}, want: wantBlock},
+		// A second review with the real Claude Code: a path of white space
+		// alone is the cwd to it; globs are split on JavaScript's white
+		// space and read as gitignore lines ("#" a comment, trailing white
+		// space dropped); absolute Glob patterns are cut at the first glob
+		// character, the directory trimmed, a glob-free one searched for
+		// its base name.
+		{name: "grep a path of white space naming a directory", tool: "Grep", input: map[string]any{"pattern": "x", "path": " "}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { os.Mkdir(filepath.Join(h.dir, " "), 0o755) }},
+		{name: "grep glob split on U+FEFF", tool: "Grep", input: map[string]any{"pattern": "x", "glob": "x\ufeff*"}, want: wantBlock, names: ".env"},
+		{name: "grep glob that is a gitignore comment", tool: "Grep", input: map[string]any{"pattern": "x", "glob": "#x"}, want: wantBlock, names: ".env"},
+		{name: "glob pattern with a trailing newline", tool: "Glob", input: map[string]any{"pattern": ".env\n"}, want: wantBlock, names: ".env"},
+		{name: "glob pattern that is a comment", tool: "Glob", input: map[string]any{"pattern": "#x"}, want: wantBlock, names: ".env"},
+		{name: "glob absolute pattern, directory with a trailing space", tool: "Glob", input: map[string]any{"pattern": "$H/.ssh /id*"}, want: wantBlock, names: "id_rsa",
+			setup: func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }},
+		{name: "glob absolute pattern without glob characters", tool: "Glob", input: map[string]any{"pattern": "$H/.ssh/!x"}, want: wantBlock, names: "id_rsa",
+			setup: func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }},
+		{name: "glob absolute base name at any depth", tool: "Glob", input: map[string]any{"pattern": "$H/credentials"}, want: wantBlock, names: ".aws",
+			setup: func(h *hookProject) { h.write(filepath.Join(h.home, ".aws", "credentials"), "KEY") }},
 		{name: "no denied path", tool: "Grep", input: map[string]any{"pattern": "x"}, want: wantPass,
 			setup: func(h *hookProject) {
 				os.Remove(filepath.Join(h.dir, ".env"))
@@ -550,7 +568,7 @@ func TestHookRecursiveTools(t *testing.T) {
 			in := map[string]any{}
 			for k, v := range tt.input {
 				if s, ok := v.(string); ok {
-					v = strings.ReplaceAll(s, "$P", h.dir)
+					v = strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(s)
 				}
 				in[k] = v
 			}
