@@ -33,6 +33,13 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 				return dd, err
 			}
 		}
+		if t.Access == decide.Write {
+			if dd, denied := writtenMemory(p, c, d); denied {
+				return dd, nil
+			}
+		} else if dd, denied := loadedMemory(p, c, d); denied {
+			return dd, nil
+		}
 		if t.Access == decide.Write && p.Spec().WriteGuards.ReadBeforeEdit && edits(c) {
 			if dd, denied, err := readBeforeEdit(d, c, ledger); err != nil || denied {
 				return dd, err

@@ -587,6 +587,66 @@ func TestHookRecursiveTools(t *testing.T) {
 	}
 }
 
+// TestHookMemoryFiles: Claude Code loads CLAUDE.md files, and what they
+// import, into the conversation without a tool call. A second review with
+// the real Claude Code read .env that way three times: a CLAUDE.md written
+// with "@../.env", one the shell wrote, and one that is a symlink to it.
+func TestHookMemoryFiles(t *testing.T) {
+	key := func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }
+	tests := []struct {
+		name, tool string
+		input      map[string]any
+		setup      func(h *hookProject)
+		want       want
+		names      string
+	}{
+		{name: "write a CLAUDE.md importing .env", tool: "Write", input: map[string]any{"file_path": "$P/sub3/CLAUDE.md", "content": "# notes\nsee @../.env\n"}, want: wantBlock, names: ".env"},
+		{name: "edit in an import of a key", tool: "Edit", input: map[string]any{"file_path": "$P/CLAUDE.md", "old_string": "x", "new_string": "@~/.ssh/id_rsa"}, want: wantBlock, names: "id_rsa",
+			setup: func(h *hookProject) { key(h); h.write("CLAUDE.md", "x\n") }},
+		{name: "multiedit in an import", tool: "MultiEdit", input: map[string]any{"file_path": "$P/CLAUDE.local.md", "edits": []any{map[string]any{"old_string": "a", "new_string": "b"}, map[string]any{"old_string": "c", "new_string": "see @.env)"}}}, want: wantBlock, names: ".env"},
+		{name: "write a CLAUDE.md importing the README", tool: "Write", input: map[string]any{"file_path": "$P/CLAUDE.md", "content": "@README.md and mail me@example.com"}, want: wantPass},
+		{name: "read beside a CLAUDE.md the shell wrote", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "@../.env") }},
+		{name: "read below a CLAUDE.md that is a symlink to .env", tool: "Read", input: map[string]any{"file_path": "$P/sub2/deep/b.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) {
+				h.write("sub2/deep/b.txt", "b")
+				os.Symlink("../.env", filepath.Join(h.dir, "sub2", "CLAUDE.md"))
+			}},
+		{name: "read beside a CLAUDE.md importing a file that imports .env", tool: "Read", input: map[string]any{"file_path": "$P/sub4/x.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub4/x.txt", "x"); h.write("sub4/CLAUDE.md", "@notes.md"); h.write("sub4/notes.md", "@../.env") }},
+		{name: "grep below a bad CLAUDE.md", tool: "Grep", input: map[string]any{"pattern": "x", "path": "$P/sub"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "@../.env") }},
+		{name: "read beside a plain CLAUDE.md", tool: "Read", input: map[string]any{"file_path": "$P/src/main.go"}, want: wantPass,
+			setup: func(h *hookProject) { h.write("CLAUDE.md", "Build with @README.md; ask @alice.\n"); h.write("src/CLAUDE.md", "go code") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHookProject(t, hookFence)
+			if tt.setup != nil {
+				tt.setup(h)
+			}
+			in := map[string]any{}
+			for k, v := range tt.input {
+				if s, ok := v.(string); ok {
+					v = strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(s)
+				}
+				in[k] = v
+			}
+			a := h.run(h.pre(tt.tool, in))
+			if got := a.kind(); a.code != 0 || got != tt.want {
+				t.Fatalf("%s %v: exit %d, answer %v, want %v\n%s%s", tt.tool, tt.input, a.code, got, tt.want, a.stdout, a.stderr)
+			}
+			if tt.want == wantBlock {
+				b := checkBlock(t, a.reason, tt.tool)
+				if !strings.Contains(a.reason, "memory file") || !strings.Contains(a.reason, tt.names) || b.Suggestion == "" {
+					t.Errorf("block reason does not explain the memory file or name %s:\n%s", tt.names, a.reason)
+				}
+			}
+		})
+	}
+}
+
 // nestedSecret puts a secret in sub/secrets and removes the project's
 // .env, so a scan that finds something finds that.
 func nestedSecret(h *hookProject) {

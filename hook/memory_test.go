@@ -1,0 +1,29 @@
+package hook
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestImports(t *testing.T) {
+	got := imports("# Notes\n@README.md and @docs/a.md.\nmail me@example.com, see (@x) or @~/.ssh/id_rsa\n@")
+	want := []string{"README.md", "docs/a.md.", "docs/a.md", "~/.ssh/id_rsa"}
+	if !slices.Equal(got, want) {
+		t.Errorf("imports = %q, want %q", got, want)
+	}
+}
+
+// FuzzImports: memory files are the agent's to write; every import read
+// from one is a non-empty word.
+func FuzzImports(f *testing.F) {
+	f.Add("@../.env\n")
+	f.Add("x @a.md, @@b `@c` \u00a0@d")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, imp := range imports(text) {
+			if imp == "" || strings.ContainsFunc(imp, func(r rune) bool { return r == ' ' || r == '\n' || r == '\t' }) {
+				t.Errorf("imports(%q) gave %q", text, imp)
+			}
+		}
+	})
+}
