@@ -293,8 +293,9 @@ func (r *resolver) read(name string) (*source, error) {
 // silently match nothing (see [patternFault]).
 func patternProblems(name string, src []byte, c *fileConfig) []schema.Problem {
 	var probs []schema.Problem
-	check := func(ptr, pat string) {
+	check := func(pointer func() string, pat string) {
 		if msg := patternFault(pat); msg != "" {
+			ptr := pointer()
 			line, col := schema.Position(src, ptr)
 			probs = append(probs, schema.Problem{File: name, Line: line, Col: col, Msg: dottedPointer(ptr) + ": " + msg})
 		}
@@ -304,14 +305,34 @@ func patternProblems(name string, src []byte, c *fileConfig) []schema.Problem {
 		"allowRead": fsys.AllowRead, "denyRead": fsys.DenyRead, "allowWrite": fsys.AllowWrite, "denyWrite": fsys.DenyWrite,
 	} {
 		for i, pat := range list {
-			check(fmt.Sprintf("/filesystem/%s/%d", field, i), pat)
+			check(func() string { return fmt.Sprintf("/filesystem/%s/%d", field, i) }, pat)
 		}
 	}
 	for i, pm := range c.Picket.Permissions {
-		check(fmt.Sprintf("/picket/permissions/%d/pattern", i), pm.Pattern)
+		check(func() string { return fmt.Sprintf("/picket/permissions/%d/pattern", i) }, pm.Pattern)
 	}
 	slices.SortFunc(probs, func(a, b schema.Problem) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return probs
+}
+
+// globFault reports, without allocating, whether rest has a trailing
+// "/" or an empty, "." or ".." component at or after its first component
+// with a glob character: the cheap test before patternFault's message.
+func globFault(rest string) bool {
+	globbed := false
+	for {
+		part, after, more := strings.Cut(rest, "/")
+		if !globbed && HasGlob(part) {
+			globbed = true
+		}
+		if globbed && (part == "" || part == "." || part == "..") {
+			return true
+		}
+		if !more {
+			return false
+		}
+		rest = after
+	}
 }
 
 // patternFault says why a path pattern would match nothing, or "". Paths
@@ -332,6 +353,9 @@ func patternFault(p string) string {
 			rest = r
 			break
 		}
+	}
+	if !globFault(rest) {
+		return ""
 	}
 	parts := strings.Split(rest, "/")
 	first := slices.IndexFunc(parts, HasGlob)
