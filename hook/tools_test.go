@@ -81,7 +81,7 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "Grep", in: `{"pattern":"x","path":"\ufeff\u2003sub\u3000"}`, want: []Target{searched(read("sub"), "", true), searched(read("\ufeff\u2003sub\u3000"), "", true)}},
 		{tool: "Grep", in: `{"pattern":"x","path":"cafe\u0301"}`, want: []Target{searched(read("caf\u00e9"), "", true), searched(read("cafe\u0301"), "", true)}},
 		{tool: "Grep", in: `{"pattern":"x","path":" "}`, want: []Target{searched(read("."), "", true), searched(read(" "), "", true)}}, // trimmed to nothing: the cwd
-		{tool: "Grep", in: `{"pattern":"x","path":"a\u0085"}`, want: []Target{searched(read("a\u0085"), "", true)}}, // NEL is not JavaScript white space
+		{tool: "Grep", in: `{"pattern":"x","path":"a\u0085"}`, want: []Target{searched(read("a\u0085"), "", true)}},                    // NEL is not JavaScript white space
 		{tool: "Glob", in: `{"pattern":"src/*.go","path":" /p "}`, want: []Target{searched(list("/p"), "src/*.go", false), recursive(list("/p/src"), "*.go", false),
 			searched(list(" /p "), "src/*.go", false), recursive(list(" /p /src"), "*.go", false)}},
 		{tool: "Grep", in: `{"pattern":"x","path":3}`, wantErr: "path: not a string"},

@@ -443,14 +443,7 @@ func TestHookBlockMessage(t *testing.T) {
 
 func TestHookRecursiveTools(t *testing.T) {
 	const secretsFence = `{"extends": "code", "picket": {"blocklist": [".env"]}, "filesystem": {"denyRead": ["**/secrets/**"]}}`
-	tests := []struct {
-		name, fence string
-		setup       func(h *hookProject)
-		tool        string
-		input       map[string]any
-		want        want
-		names       string // a block's reason or suggestion names this path
-	}{
+	tests := []toolCase{
 		{name: "grep over the project holding .env", tool: "Grep", input: map[string]any{"pattern": "SECRET"}, want: wantBlock, names: ".env"},
 		{name: "grep with the project as path", tool: "Grep", input: map[string]any{"pattern": "SECRET", "path": "$P", "output_mode": "content"}, want: wantBlock, names: ".env"},
 		{name: "grep with glob *.md", tool: "Grep", input: map[string]any{"pattern": "SECRET", "glob": "*.md"}, want: wantPass},
@@ -557,34 +550,53 @@ func TestHookRecursiveTools(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fence := tt.fence
-			if fence == "" {
-				fence = hookFence
-			}
-			h := newHookProject(t, fence)
-			if tt.setup != nil {
-				tt.setup(h)
-			}
-			in := map[string]any{}
-			for k, v := range tt.input {
-				if s, ok := v.(string); ok {
-					v = strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(s)
-				}
-				in[k] = v
-			}
-			a := h.run(h.pre(tt.tool, in))
-			if got := a.kind(); a.code != 0 || got != tt.want {
-				t.Fatalf("%s %v: exit %d, answer %v, want %v\n%s%s", tt.tool, tt.input, a.code, got, tt.want, a.stdout, a.stderr)
-			}
-			if tt.want != wantBlock {
-				return
-			}
-			b := checkBlock(t, a.reason, tt.tool)
-			if !strings.Contains(a.reason, tt.names) || !strings.Contains(b.Suggestion, tt.names) {
+			a, b := tt.run(t)
+			if b != nil && (!strings.Contains(a.reason, tt.names) || !strings.Contains(b.Suggestion, tt.names)) {
 				t.Errorf("block reason does not name %s:\n%s", tt.names, a.reason)
 			}
 		})
 	}
+}
+
+// toolCase is one PreToolUse call on a fresh hook project and the answer
+// it must get.
+type toolCase struct {
+	name, fence string // fence "" is hookFence
+	setup       func(h *hookProject)
+	tool        string
+	input       map[string]any // in strings, $P is the project, $H home
+	want        want
+	names       string // a block's reason or suggestion names this path
+}
+
+// run makes the call and checks the answer's kind; for a block it returns
+// the parsed body too.
+func (tc toolCase) run(t *testing.T) (hookAnswer, *blockBody) {
+	t.Helper()
+	fence := tc.fence
+	if fence == "" {
+		fence = hookFence
+	}
+	h := newHookProject(t, fence)
+	if tc.setup != nil {
+		tc.setup(h)
+	}
+	in := map[string]any{}
+	for k, v := range tc.input {
+		if s, ok := v.(string); ok {
+			v = strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(s)
+		}
+		in[k] = v
+	}
+	a := h.run(h.pre(tc.tool, in))
+	if got := a.kind(); a.code != 0 || got != tc.want {
+		t.Fatalf("%s %v: exit %d, answer %v, want %v\n%s%s", tc.tool, tc.input, a.code, got, tc.want, a.stdout, a.stderr)
+	}
+	if tc.want != wantBlock {
+		return a, nil
+	}
+	b := checkBlock(t, a.reason, tc.tool)
+	return a, &b
 }
 
 // TestHookMemoryFiles: Claude Code loads CLAUDE.md files, and what they
@@ -593,13 +605,7 @@ func TestHookRecursiveTools(t *testing.T) {
 // with "@../.env", one the shell wrote, and one that is a symlink to it.
 func TestHookMemoryFiles(t *testing.T) {
 	key := func(h *hookProject) { h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY") }
-	tests := []struct {
-		name, tool string
-		input      map[string]any
-		setup      func(h *hookProject)
-		want       want
-		names      string
-	}{
+	tests := []toolCase{
 		{name: "write a CLAUDE.md importing .env", tool: "Write", input: map[string]any{"file_path": "$P/sub3/CLAUDE.md", "content": "# notes\nsee @../.env\n"}, want: wantBlock, names: ".env"},
 		{name: "edit in an import of a key", tool: "Edit", input: map[string]any{"file_path": "$P/CLAUDE.md", "old_string": "x", "new_string": "@~/.ssh/id_rsa"}, want: wantBlock, names: "id_rsa",
 			setup: func(h *hookProject) { key(h); h.write("CLAUDE.md", "x\n") }},
@@ -613,35 +619,25 @@ func TestHookMemoryFiles(t *testing.T) {
 				os.Symlink("../.env", filepath.Join(h.dir, "sub2", "CLAUDE.md"))
 			}},
 		{name: "read beside a CLAUDE.md importing a file that imports .env", tool: "Read", input: map[string]any{"file_path": "$P/sub4/x.txt"}, want: wantBlock, names: ".env",
-			setup: func(h *hookProject) { h.write("sub4/x.txt", "x"); h.write("sub4/CLAUDE.md", "@notes.md"); h.write("sub4/notes.md", "@../.env") }},
+			setup: func(h *hookProject) {
+				h.write("sub4/x.txt", "x")
+				h.write("sub4/CLAUDE.md", "@notes.md")
+				h.write("sub4/notes.md", "@../.env")
+			}},
 		{name: "grep below a bad CLAUDE.md", tool: "Grep", input: map[string]any{"pattern": "x", "path": "$P/sub"}, want: wantBlock, names: ".env",
 			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "@../.env") }},
 		{name: "read beside a plain CLAUDE.md", tool: "Read", input: map[string]any{"file_path": "$P/src/main.go"}, want: wantPass,
-			setup: func(h *hookProject) { h.write("CLAUDE.md", "Build with @README.md; ask @alice.\n"); h.write("src/CLAUDE.md", "go code") }},
+			setup: func(h *hookProject) {
+				h.write("CLAUDE.md", "Build with @README.md; ask @alice.\n")
+				h.write("src/CLAUDE.md", "go code")
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHookProject(t, hookFence)
-			if tt.setup != nil {
-				tt.setup(h)
-			}
-			in := map[string]any{}
-			for k, v := range tt.input {
-				if s, ok := v.(string); ok {
-					v = strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(s)
-				}
-				in[k] = v
-			}
-			a := h.run(h.pre(tt.tool, in))
-			if got := a.kind(); a.code != 0 || got != tt.want {
-				t.Fatalf("%s %v: exit %d, answer %v, want %v\n%s%s", tt.tool, tt.input, a.code, got, tt.want, a.stdout, a.stderr)
-			}
-			if tt.want == wantBlock {
-				b := checkBlock(t, a.reason, tt.tool)
-				if !strings.Contains(a.reason, "memory file") || !strings.Contains(a.reason, tt.names) || b.Suggestion == "" {
-					t.Errorf("block reason does not explain the memory file or name %s:\n%s", tt.names, a.reason)
-				}
+			a, b := tt.run(t)
+			if b != nil && (!strings.Contains(a.reason, "memory file") || !strings.Contains(a.reason, tt.names) || b.Suggestion == "") {
+				t.Errorf("block reason does not explain the memory file or name %s:\n%s", tt.names, a.reason)
 			}
 		})
 	}
