@@ -33,11 +33,15 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 				return dd, err
 			}
 		}
+		// Claude Code loads memory files with reads and writes alike.
+		skip := ""
 		if t.Access == decide.Write {
 			if dd, denied := writtenMemory(p, c, d); denied {
 				return dd, nil
 			}
-		} else if dd, denied := loadedMemory(p, c, d); denied {
+			skip = d.Resolved // judged above as the write leaves it
+		}
+		if dd, denied := loadedMemory(p, c, d, skip); denied {
 			return dd, nil
 		}
 		if t.Access == decide.Write && p.Spec().WriteGuards.ReadBeforeEdit && edits(c) {

@@ -7,8 +7,9 @@ import (
 )
 
 func TestImports(t *testing.T) {
-	got := imports("# Notes\n@README.md and @docs/a.md.\nmail me@example.com, see (@x) or @~/.ssh/id_rsa\n@")
-	want := []string{"README.md", "docs/a.md.", "docs/a.md", "~/.ssh/id_rsa"}
+	got := imports("# Notes\n@README.md and @docs/a.md.\nmail me@example.com, see (@x) or @~/.ssh/id_rsa\n@ " +
+		"@../.env#frag x\ufeff@b.md @my\\ file.md\u00a0@c.md")
+	want := []string{"README.md", "docs/a.md.", "docs/a.md", "~/.ssh/id_rsa", "../.env", "b.md", "my file.md", "c.md"}
 	if !slices.Equal(got, want) {
 		t.Errorf("imports = %q, want %q", got, want)
 	}

@@ -609,7 +609,8 @@ func TestHookMemoryFiles(t *testing.T) {
 		{name: "write a CLAUDE.md importing .env", tool: "Write", input: map[string]any{"file_path": "$P/sub3/CLAUDE.md", "content": "# notes\nsee @../.env\n"}, want: wantBlock, names: ".env"},
 		{name: "edit in an import of a key", tool: "Edit", input: map[string]any{"file_path": "$P/CLAUDE.md", "old_string": "x", "new_string": "@~/.ssh/id_rsa"}, want: wantBlock, names: "id_rsa",
 			setup: func(h *hookProject) { key(h); h.write("CLAUDE.md", "x\n") }},
-		{name: "multiedit in an import", tool: "MultiEdit", input: map[string]any{"file_path": "$P/CLAUDE.local.md", "edits": []any{map[string]any{"old_string": "a", "new_string": "b"}, map[string]any{"old_string": "c", "new_string": "see @.env)"}}}, want: wantBlock, names: ".env"},
+		{name: "multiedit in an import", tool: "MultiEdit", input: map[string]any{"file_path": "$P/CLAUDE.local.md", "edits": []any{map[string]any{"old_string": "a", "new_string": "b"}, map[string]any{"old_string": "c", "new_string": "see @.env)"}}}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("CLAUDE.local.md", "a c\n") }},
 		{name: "write a CLAUDE.md importing the README", tool: "Write", input: map[string]any{"file_path": "$P/CLAUDE.md", "content": "@README.md and mail me@example.com"}, want: wantPass},
 		{name: "read beside a CLAUDE.md the shell wrote", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
 			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "@../.env") }},
@@ -626,6 +627,42 @@ func TestHookMemoryFiles(t *testing.T) {
 			}},
 		{name: "grep below a bad CLAUDE.md", tool: "Grep", input: map[string]any{"pattern": "x", "path": "$P/sub"}, want: wantBlock, names: ".env",
 			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "@../.env") }},
+		// A third review: Claude Code's own import grammar, the file an
+		// edit leaves, writes that load memory, and the other memory files.
+		{name: "an import with a #fragment", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "@../.env#x") }},
+		{name: "an import after U+FEFF", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "x\ufeff@../.env\ufeffjunk") }},
+		{name: "an import with an escaped space", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/CLAUDE.md", "@x\\ /../../.env") }},
+		{name: "an import past a megabyte", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) {
+				h.write("sub/a.txt", "a")
+				h.write("sub/CLAUDE.md", strings.Repeat("padding ", 150000)+"\n@../.env\n")
+			}},
+		{name: "a write beside a bad CLAUDE.md", tool: "Write", input: map[string]any{"file_path": "$P/sub/new.txt", "content": "x"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/CLAUDE.md", "@../.env") }},
+		{name: "an edit that completes an import", tool: "Edit", input: map[string]any{"file_path": "$P/sub/CLAUDE.md", "old_string": "X", "new_string": "v"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/CLAUDE.md", "notes @../.enX\n") }},
+		{name: "a subdirectory's .claude/CLAUDE.md", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/.claude/CLAUDE.md", "@../../.env") }},
+		{name: "a rules file", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) {
+				h.write("sub/a.txt", "a")
+				h.write("sub/.claude/rules/deep/x.md", "@../../../../.env")
+			}},
+		{name: "an AGENTS.md", tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: ".env",
+			setup: func(h *hookProject) { h.write("sub/a.txt", "a"); h.write("sub/AGENTS.md", "@../.env") }},
+		{name: "a symlinked CLAUDE.md imports from its target's directory", fence: `{"extends": "code", "filesystem": {"denyRead": ["./secrets/**"]}}`,
+			tool: "Read", input: map[string]any{"file_path": "$P/sub/a.txt"}, want: wantBlock, names: "secrets",
+			setup: func(h *hookProject) {
+				h.write("sub/a.txt", "a")
+				h.write("secrets/k.txt", "K")
+				h.write("deep/x/notes.md", "@../../secrets/k.txt")
+				os.Symlink("../deep/x/notes.md", filepath.Join(h.dir, "sub", "CLAUDE.md"))
+			}},
+		{name: "fixing a bad CLAUDE.md", tool: "Write", input: map[string]any{"file_path": "$P/sub/CLAUDE.md", "content": "no imports"}, want: wantPass,
+			setup: func(h *hookProject) { h.write("sub/CLAUDE.md", "@../.env") }},
 		{name: "read beside a plain CLAUDE.md", tool: "Read", input: map[string]any{"file_path": "$P/src/main.go"}, want: wantPass,
 			setup: func(h *hookProject) {
 				h.write("CLAUDE.md", "Build with @README.md; ask @alice.\n")
