@@ -300,13 +300,19 @@ func (p *Plan) structure() []string {
 			fixed = append(fixed, h.Path)
 		}
 	}
+	// A directory at or below a protected path is read-only already, and
+	// one in a hidden directory is not the host's: a writable bind there
+	// would open what the read-only mount or the hiding closed.
+	closed := append(slices.Clone(p.Protect), hiddenDirs(p.Hide)...)
 	for _, q := range fixed {
 		top := "/"
 		if p.Root != RootWritable {
 			top = deepestAncestor(q, p.Write)
 		}
 		for d := filepath.Dir(q); d != top && strings.HasPrefix(d, top); d = filepath.Dir(d) {
-			out = append(out, d)
+			if !under(d, closed) {
+				out = append(out, d)
+			}
 			if d == "/" {
 				break
 			}

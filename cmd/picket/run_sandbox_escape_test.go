@@ -673,6 +673,15 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 			setup: func(w escapeWorld) { write(t, filepath.Join(w.home, ".cache/pip/x"), "PIP") },
 			deny:  map[string]string{"write-cache": "echo y > ~/.cache/pip/x"},
 			allow: map[string]string{"read-cache": "grep PIP ~/.cache/pip/x"}},
+		{name: "a hidden file below a protected directory",
+			fence: `{"extends":"code","filesystem":{"denyWrite":["./docs"]}}`,
+			setup: func(w escapeWorld) {
+				write(t, filepath.Join(w.ws, "docs/sub/deeper/id_rsa"), "K")
+				write(t, filepath.Join(w.ws, "docs/sub/readme.md"), "d")
+				os.Symlink(".git/hooks/pre-commit.sample", filepath.Join(w.ws, "id_rsa"))
+				os.Symlink(".git", filepath.Join(w.ws, ".env"))
+			},
+			deny: map[string]string{"write-protected-dir": "echo x >> docs/sub/readme.md", "write-git-hook": "echo evil > .git/hooks/pre-commit"}},
 		{name: "a worktree's gitfile",
 			fence: `{"extends":"code"}`,
 			setup: func(w escapeWorld) {
