@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -29,7 +31,26 @@ func check(p Policy, access Access, path, cwd string, size int64) Decision {
 	if err != nil {
 		return CanonicalizeDeny(access, abs, err)
 	}
-	return Decide(p, Request{Access: access, Path: abs, Resolved: resolved, Size: size})
+	d := Decide(p, Request{Access: access, Path: abs, Resolved: resolved, Size: size})
+	if d.Allow && access == Write && gitFile(abs, resolved) {
+		return deny(d, LayerMandatory, RuleMandatory, Rule{Pattern: "**/.git", Source: mandatorySource},
+			"a .git file is never written: a worktree's or submodule's points git at the directory whose config and hooks then run", "")
+	}
+	return d
+}
+
+// gitFile reports whether a write names a ".git" entry that is not a
+// directory: a gitfile ("gitdir: …"), or one a write would create.
+// Writing a .git directory fails anyway; what is below one is judged by
+// the rules. (Check's, not Decide's: it looks at the file, and the shell
+// sandbox, which calls Decide for every entry it walks, keeps gitfiles
+// read-only itself.)
+func gitFile(abs, resolved string) bool {
+	if filepath.Base(abs) != ".git" && filepath.Base(resolved) != ".git" {
+		return false
+	}
+	fi, err := os.Lstat(resolved)
+	return err != nil || !fi.IsDir()
 }
 
 // CanonicalizeDeny is the decision for a path that could not be resolved.

@@ -29,10 +29,6 @@ func Decide(p Policy, r Request) Decision {
 			return deny(d, LayerMandatory, RuleMandatory, pt.rule,
 				"writes here are never allowed: the path is protected by picket itself (non-overridable)", "")
 		}
-		if gitEntry(spellings) {
-			return deny(d, LayerMandatory, RuleMandatory, Rule{Pattern: "**/.git", Source: "builtin:mandatory"},
-				"a .git entry is never written: as a file (a worktree's or submodule's) it points git at the directory whose config and hooks then run", "")
-		}
 		if p.mode == ReadOnly {
 			return deny(d, LayerMode, RuleMode, Rule{Source: p.source("picket.mode")},
 				"session mode is read-only: every write is denied", "")
@@ -326,16 +322,4 @@ func (p Policy) writeGuard(d Decision, r Request) (Decision, bool) {
 			"write a text format instead; binaries and archives are not edited by agents"), true
 	}
 	return d, false
-}
-
-// gitEntry reports whether a spelling names a ".git" entry itself (not
-// what is below one). Writing a directory fails anyway; writing a gitfile
-// ("gitdir: …") would point git at a directory the agent made.
-func gitEntry(spellings []string) bool {
-	for _, sp := range spellings {
-		if filepath.Base(sp) == ".git" {
-			return true
-		}
-	}
-	return false
 }

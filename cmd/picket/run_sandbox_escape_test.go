@@ -682,6 +682,15 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 				os.Symlink(".git", filepath.Join(w.ws, ".env"))
 			},
 			deny: map[string]string{"write-protected-dir": "echo x >> docs/sub/readme.md", "write-git-hook": "echo evil > .git/hooks/pre-commit"}},
+		{name: "a denyWrite glob ending in * leaves .git writable",
+			fence: `{"extends":"code","filesystem":{"denyWrite":["**/data/*"]}}`,
+			setup: func(w escapeWorld) {
+				os.RemoveAll(filepath.Join(w.ws, ".git"))
+				if out, err := exec.Command("git", "init", "-q", w.ws).CombinedOutput(); err != nil {
+					t.Skipf("git init: %v %s", err, out)
+				}
+			},
+			allow: map[string]string{"git-commit": "git add main.go && git -c user.email=a@b -c user.name=a commit -qm x"}},
 		{name: "a worktree's gitfile",
 			fence: `{"extends":"code"}`,
 			setup: func(w escapeWorld) {
