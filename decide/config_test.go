@@ -478,6 +478,7 @@ func testMandatory(t *testing.T, tr *tree) {
 		"ws/.git/hooks/pre-commit", "ws/.git/config",
 		"ws/.git/modules/lib/hooks/pre-commit", "ws/.git/modules/lib/config", "ws/.git/modules/a/modules/b/hooks/post-checkout",
 		"ws/vendor/x/.git/hooks/pre-commit", "ws/vendor/x/.git/config", "ws/.git/commondir", "ws/sub/deep/.git/commondir",
+		"ws/.git/modules/lib/commondir", "ws/.git/worktrees/wt/commondir", "ws/.git/config.worktree", "ws/.git/worktrees/wt/config.worktree",
 		"home/.bashrc", "home/.bash_profile", "home/.zshrc", "home/.zprofile", "home/.profile", "home/.gitconfig",
 		"home/.zshenv", "home/.zlogin", "home/.zlogout", "home/.bash_login", "home/.bash_logout",
 		"home/.config/fish/config.fish", "home/.config/git/config", "home/.claude.json",

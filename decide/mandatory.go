@@ -73,6 +73,7 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		// where it exists and makes no placeholder where it does not: git
 		// reads .git/commondir, and finding a directory there it fails.
 		root+"/.git/[c]ommondir", root+"/**/.git/commondir",
+		root+"/.git/modules/**/commondir", root+"/.git/worktrees/*/commondir",
 		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile", "~/.gitconfig",
 		// Rarer start-up files, git's XDG config, Claude Code's MCP servers
 		// and the user-wide agent prompts, spelled as globs: held wherever
@@ -86,7 +87,9 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		add("~/.claude/"+d, root+"/.claude/"+d)
 	}
 	if !in.AllowGitConfig {
-		add(root+"/.git/config", root+"/.git/modules/**/config", root+"/**/.git/config")
+		add(root+"/.git/config", root+"/.git/modules/**/config", root+"/**/.git/config",
+			// read too, with extensions.worktreeConfig
+			root+"/.git/config.worktre[e]", root+"/.git/worktrees/*/config.worktree", root+"/.git/modules/**/config.worktree")
 	}
 	return Rules(src, pats...)
 }
