@@ -45,7 +45,13 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	c := exec.Command(r.Bwrap, bwrapArgs(p, cmd)...)
+	args := bwrapArgs(p, cmd)
+	if len(args) > bwrapMaxArgs {
+		info.Close()
+		infoW.Close()
+		return 0, &UnavailableError{What: fmt.Sprintf("the sandbox needs %d bubblewrap arguments, more than the %d it takes: the policy hides or protects too many paths one by one (patterns that match thousands of files); narrow them or name their directories", len(args), bwrapMaxArgs)}
+	}
+	c := exec.Command(r.Bwrap, args...)
 	c.Env, c.Stdin, c.Stdout, c.Stderr = r.Env, r.Stdin, r.Stdout, r.Stderr
 	c.ExtraFiles = []*os.File{infoW}
 	// Its own process group: a terminal's Ctrl-C must reach picket, which
@@ -143,6 +149,11 @@ func exitStatus(c *exec.Cmd, err error, child int) (int, error) {
 	}
 	return code, nil
 }
+
+// bwrapMaxArgs is bubblewrap's limit on its arguments (MAX_ARGS); past
+// it, it exits before making a namespace, which would read as userns
+// being off.
+const bwrapMaxArgs = 9000
 
 // makeTmpBinds creates the host files bound through the private /tmp that
 // do not exist yet: never following a symlink, never changing one that
