@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -117,6 +118,7 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 		classRead:    s.AllowRead,
 	}
 	var ms []matcher
+	folded := caseFolder{dirs: map[string][]string{}}
 	for c, rules := range lists {
 		for _, r := range rules {
 			lit, rest := anchor(r.Pattern, root, home)
@@ -124,7 +126,15 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 				rest = "" // "~/**" is home and everything below
 			}
 			if rest == "" || !hasMeta(rest) || isDirStar(rest) {
-				x.literal(class(c), filepath.Join(lit, strings.TrimSuffix(rest, "/**")), j, r.Source == "builtin:mandatory")
+				lp := filepath.Join(lit, strings.TrimSuffix(rest, "/**"))
+				x.literal(class(c), lp, j, r.Source == "builtin:mandatory")
+				if s.CaseInsensitive && (class(c) == classHide || class(c) == classProtect) {
+					// check folds case; on a filesystem that does not, the
+					// other spellings on disk are other files to fence.
+					for _, v := range folded.variants(lp) {
+						x.literal(class(c), v, j, false)
+					}
+				}
 				continue
 			}
 			ms = append(ms, globMatcher(class(c), lit, rest, s.CaseInsensitive))
@@ -172,6 +182,51 @@ func (x expansion) merge(wx expansion) expansion {
 func isDirStar(rest string) bool {
 	b, ok := strings.CutSuffix(rest, "/**")
 	return ok && !hasMeta(b)
+}
+
+// caseFolder finds the spellings of a path on disk that differ from it in
+// case only, reading each directory once.
+type caseFolder struct{ dirs map[string][]string }
+
+// maxCaseVariants bounds the spellings followed for one path.
+const maxCaseVariants = 64
+
+// variants returns the existing paths equal to p but for case, p itself
+// excluded.
+func (f caseFolder) variants(p string) []string {
+	cands := []string{"/"}
+	for _, comp := range strings.Split(strings.Trim(filepath.Clean(p), "/"), "/") {
+		if comp == "" {
+			continue
+		}
+		var next []string
+		for _, dir := range cands {
+			for _, name := range f.names(dir) {
+				if strings.EqualFold(name, comp) && len(next) < maxCaseVariants {
+					next = append(next, filepath.Join(dir, name))
+				}
+			}
+		}
+		if len(next) == 0 {
+			return nil
+		}
+		cands = next
+	}
+	clean := filepath.Clean(p)
+	return slices.DeleteFunc(cands, func(c string) bool { return c == clean })
+}
+
+func (f caseFolder) names(dir string) []string {
+	if n, ok := f.dirs[dir]; ok {
+		return n
+	}
+	ents, _ := os.ReadDir(dir)
+	n := make([]string, len(ents))
+	for i, e := range ents {
+		n[i] = e.Name()
+	}
+	f.dirs[dir] = n
+	return n
 }
 
 // literal adds one literal rule's path.

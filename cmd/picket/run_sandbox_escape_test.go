@@ -691,6 +691,13 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 				}
 			},
 			allow: map[string]string{"git-commit": "git add main.go && git -c user.email=a@b -c user.name=a commit -qm x"}},
+		{name: "caseInsensitive folds literal rules in the shell too",
+			fence: `{"extends":"code","filesystem":{"denyRead":["./Config/Secret.txt"],"denyWrite":["./LOCKED.md"]},"picket":{"caseInsensitive":true}}`,
+			setup: func(w escapeWorld) {
+				write(t, filepath.Join(w.ws, "config/secret.txt"), "SECRET")
+				write(t, filepath.Join(w.ws, "locked.md"), "L")
+			},
+			deny: map[string]string{"read-folded": "grep SECRET config/secret.txt", "write-folded": "echo x >> locked.md"}},
 		{name: "a worktree's gitfile",
 			fence: `{"extends":"code"}`,
 			setup: func(w escapeWorld) {
