@@ -40,7 +40,8 @@ func check(p Policy, access Access, path, cwd string, size int64) Decision {
 }
 
 // gitFile reports whether a write names a ".git" entry that is not a
-// directory: a gitfile ("gitdir: …"), or one a write would create.
+// directory: a gitfile ("gitdir: …"), a symlink, or one a write would
+// create.
 // Writing a .git directory fails anyway; what is below one is judged by
 // the rules. (Check's, not Decide's: it looks at the file, and the shell
 // sandbox, which calls Decide for every entry it walks, keeps gitfiles
@@ -48,6 +49,9 @@ func check(p Policy, access Access, path, cwd string, size int64) Decision {
 func gitFile(abs, resolved string) bool {
 	if filepath.Base(abs) != ".git" && filepath.Base(resolved) != ".git" {
 		return false
+	}
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return true // a .git symlink: replaced, it points git elsewhere
 	}
 	fi, err := os.Lstat(resolved)
 	return err != nil || !fi.IsDir()

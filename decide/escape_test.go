@@ -292,11 +292,13 @@ func TestGitEntryNeverWritten(t *testing.T) {
 	tr := newTree(t)
 	tr.writeFile("ws/.git", "gitdir: /elsewhere/.git/worktrees/ws\n")
 	tr.mkdir("ws/sub/.git")
+	tr.mkdir("ws/realgit")
+	tr.link(filepath.Join(tr.ws, "realgit"), "ws/linked/.git")
 	s := tr.spec()
 	s.Mode = decide.Full
 	s.AllowWrite = rules("/")
 	pol := tr.compile(s)
-	for _, p := range []string{".git", "sub/.git", "new/.git", "lib/.GIT"} {
+	for _, p := range []string{".git", "sub/.git", "new/.git", "lib/.GIT", "linked/.git"} {
 		want := denied(decide.LayerMandatory, decide.RuleMandatory)
 		switch p {
 		case "lib/.GIT":

@@ -175,8 +175,13 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 		p.Read = append(p.Read, x.read...)
 		if mode != decide.WorkspaceWrite {
 			// Not writable in this mode, but readable, as check reads
-			// allowWrite under defaultDenyRead.
-			p.Read = append(p.Read, x.write...)
+			// allowWrite under defaultDenyRead: where check reads what a
+			// directory holds ("**/build" names the directory alone).
+			for _, w := range x.write {
+				if decide.Check(l.Policy, decide.Read, filepath.Join(w, "x"), root, -1).Allow {
+					p.Read = append(p.Read, w)
+				}
+			}
 		}
 		// The workspace is readable where check lets it be read: in
 		// read-only mode with defaultDenyRead only what allowRead names.

@@ -42,6 +42,19 @@ const quarantineBudget = 200_000
 // policyNames are the file names discovery takes as a policy.
 var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
 
+// quarantinable reports whether a file named name in directory d is one
+// only the person may create: a policy file, or git's commondir in a git
+// dir or a submodule's (it points git at another directory's config and
+// hooks; mandatory for the file tools, but only a glob, as a directory
+// placeholder there breaks git). A worktree's commondir, which git
+// worktree add writes, is not.
+func quarantinable(d, name string) bool {
+	if policyNames[name] {
+		return true
+	}
+	return name == "commondir" && (filepath.Base(d) == ".git" || strings.Contains(d, "/.git/modules/"))
+}
+
 // Quarantined is a policy file the command created and picket moved; Err
 // says why it could not move it (MovedTo is then empty).
 type Quarantined struct {
@@ -54,6 +67,10 @@ type Quarantined struct {
 func ReportQuarantined(w io.Writer, m Quarantined) {
 	if m.Err != nil {
 		fmt.Fprintf(w, "picket: error: %s: %v; a policy file the command made there would be the policy of whatever starts below it: look before you start anything there\n", m.Path, m.Err)
+		return
+	}
+	if filepath.Base(m.Path) == "commondir" {
+		fmt.Fprintf(w, "picket: blocked: the command created git's %s, which would point git at another directory's config and hooks; moved it to %s (only you may create it)\n", m.Path, m.MovedTo)
 		return
 	}
 	fmt.Fprintf(w, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
@@ -110,7 +127,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		q.budget--
 		p := filepath.Join(d, e.Name())
 		switch {
-		case policyNames[e.Name()] && !e.IsDir():
+		case quarantinable(d, e.Name()) && !e.IsDir():
 			q.check(p, fresh)
 		case e.IsDir() && !q.stamped[p]:
 			q.stamped[p] = true

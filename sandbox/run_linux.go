@@ -49,7 +49,8 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if len(args) > bwrapMaxArgs {
 		info.Close()
 		infoW.Close()
-		return 0, &UnavailableError{What: fmt.Sprintf("the sandbox needs %d bubblewrap arguments, more than the %d it takes: the policy hides or protects too many paths one by one (patterns that match thousands of files); narrow them or name their directories", len(args), bwrapMaxArgs)}
+		return 0, &UnavailableError{What: fmt.Sprintf("the sandbox needs %d bubblewrap arguments, more than the %d it takes: the policy hides or protects too many paths one by one (patterns that match thousands of files)", len(args), bwrapMaxArgs),
+			Fix: "narrow those patterns, or name the directories that hold the files (picket show lists what the sandbox mounts)"}
 	}
 	c := exec.Command(r.Bwrap, args...)
 	c.Env, c.Stdin, c.Stdout, c.Stderr = r.Env, r.Stdin, r.Stdout, r.Stderr

@@ -25,12 +25,16 @@ type Runner struct {
 type UnavailableError struct {
 	What   string
 	Userns bool
+	Fix    string // the hint, when it is neither bubblewrap nor user namespaces
 }
 
 func (e *UnavailableError) Error() string { return e.What }
 
 // Hint says how to fix it.
 func (e *UnavailableError) Hint() string {
+	if e.Fix != "" {
+		return e.Fix
+	}
 	if e.Userns {
 		return "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces > 0; on Ubuntu, an AppArmor profile for bwrap), or run with --unsandboxed to accept running unfenced"
 	}

@@ -668,6 +668,10 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 			},
 			deny: map[string]string{"mv-app": "mv app app.tmp", "mv-cfg-deep": "mkdir -p x/1/2/3/4/5/6/7/8 && mv cfg x/1/2/3/4/5/6/7/8/",
 				"mv-gh": "mv ~/.config/gh ~/.config/gh.bak", "read-moved": "cat app.tmp/secrets/prod.txt ~/.config/gh.bak/hosts.yml x/1/2/3/4/5/6/7/8/cfg/credentials.json | grep SECRET"}},
+		{name: "read-only with defaultDenyRead reads an allowWrite glob's directory only",
+			fence: `{"filesystem":{"defaultDenyRead":true,"allowWrite":["**/build"]},"picket":{"mode":"read-only"}}`,
+			setup: func(w escapeWorld) { write(t, filepath.Join(w.ws, "b/build/s.txt"), "SECRET") },
+			deny:  map[string]string{"read-below-glob-dir": "grep SECRET b/build/s.txt"}},
 		{name: "read-only with defaultDenyRead still reads allowWrite",
 			fence: `{"extends":"read-only","filesystem":{"defaultDenyRead":true,"allowWrite":["~/.cache/pip"]}}`,
 			setup: func(w escapeWorld) { write(t, filepath.Join(w.home, ".cache/pip/x"), "PIP") },
@@ -738,5 +742,31 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 				t.Errorf("home/pwned exists on the host")
 			}
 		})
+	}
+}
+
+// TestRunQuarantinesCommondir: git's commondir in a git dir or a
+// submodule's points git at another config (core.fsmonitor runs on the
+// next git status); the file tools may not write it, and one a command
+// creates is moved aside when it ends. A worktree's, which git worktree
+// add writes, is left alone.
+func TestRunQuarantinesCommondir(t *testing.T) {
+	w := newEscapeWorld(t)
+	os.MkdirAll(filepath.Join(w.ws, ".git", "modules", "sub"), 0o755)
+	script := "echo /elsewhere > .git/commondir && echo /elsewhere > .git/modules/sub/commondir && mkdir -p .git/worktrees/wt && echo ../.. > .git/worktrees/wt/commondir"
+	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("picket run = %d: %s", code, stderr)
+	}
+	for _, p := range []string{".git/commondir", ".git/modules/sub/commondir"} {
+		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
+			t.Errorf("%s, created in the sandbox, is still there", p)
+		}
+		if !strings.Contains(stderr, "picket: blocked: the command created git's "+filepath.Join(w.ws, p)) {
+			t.Errorf("stderr does not name %s: %s", p, stderr)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(w.ws, ".git/worktrees/wt/commondir")); err != nil {
+		t.Errorf("a worktree's commondir was moved: %v", err)
 	}
 }
