@@ -74,7 +74,10 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		// reads .git/commondir, and finding a directory there it fails.
 		root+"/.git/[c]ommondir", root+"/**/.git/commondir",
 		root+"/.git/modules/**/commondir", root+"/.git/worktrees/*/commondir",
-		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile", "~/.gitconfig",
+		"~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.zprofile", "~/.profile",
+		// A glob: a placeholder directory for a missing ~/.gitconfig made
+		// every git command fail, in the sandbox and on the host.
+		"~/.gitconfi[g]",
 		// Rarer start-up files, git's XDG config, Claude Code's MCP servers
 		// and the user-wide agent prompts, spelled as globs: held wherever
 		// they exist, and by the file tools where they do not, without a

@@ -702,6 +702,15 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 				write(t, filepath.Join(w.ws, "locked.md"), "L")
 			},
 			deny: map[string]string{"read-folded": "grep SECRET config/secret.txt", "write-folded": "echo x >> locked.md"}},
+		{name: "git works in full mode without a ~/.gitconfig",
+			fence: `{"extends":"code","picket":{"mode":"full"}}`,
+			setup: func(w escapeWorld) {
+				os.RemoveAll(filepath.Join(w.ws, ".git"))
+				if out, err := exec.Command("git", "init", "-q", w.ws).CombinedOutput(); err != nil {
+					t.Skipf("git init: %v %s", err, out)
+				}
+			},
+			allow: map[string]string{"git-commit-full": "git add main.go && git -c user.email=a@b -c user.name=a commit -qm x"}},
 		{name: "a worktree's gitfile",
 			fence: `{"extends":"code"}`,
 			setup: func(w escapeWorld) {
