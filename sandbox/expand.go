@@ -15,6 +15,7 @@ import (
 type expansion struct {
 	read, write, protect []string
 	hide                 []Hidden
+	named                []string // protected paths a literal rule names (see Plan.structure)
 	mandatoryMissing     []string
 	symlinks             []string // met on the walk: an empty root recreates those leading somewhere visible
 	stats                Expansion
@@ -246,6 +247,12 @@ func (x *expansion) literal(c class, p string, j judges, mandatory bool) {
 		return // reached through a symlink decide does not follow for an allow rule
 	}
 	x.add(c, r, fi.IsDir(), j)
+	switch c {
+	case classHide:
+		x.hide[len(x.hide)-1].Literal = true
+	case classProtect:
+		x.named = append(x.named, r)
+	}
 }
 
 func (x *expansion) add(c class, r string, dir bool, j judges) {

@@ -28,6 +28,7 @@ type Plan struct {
 	Write     []string // bound writable
 	Structure []string // bound on themselves: mount points cannot be renamed
 	Protect   []string // bound read-only on top of what is writable
+	named     []string // the Protect paths a literal rule names, and placeholders
 	Hide      []Hidden // covered by an empty directory or file nobody may open
 	TmpBinds  []string // host files bound writable through the private /tmp
 	Sockets   []string // unix sockets bound through the hidden socket dirs
@@ -72,6 +73,10 @@ type Link struct{ Path, Target string }
 type Hidden struct {
 	Path string
 	Dir  bool
+	// Literal: hidden by a rule that names this path (not a name or glob
+	// the walk matched); moving a directory above it would carry it out
+	// from under the rule, so those directories are kept in place.
+	Literal bool `json:"literal,omitempty"`
 }
 
 // Landlock is the second layer, applied inside the sandbox by picket
@@ -204,6 +209,7 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	}
 	p.Hide = x.hide
 	p.Protect = x.protect
+	p.named = x.named
 	p.TmpBinds = tmpBinds(o.BindTmp, o.Command)
 	p.normalize(x.mandatoryMissing)
 	if p.Root == RootEmpty {
@@ -241,6 +247,7 @@ func (p *Plan) normalize(mandatoryMissing []string) {
 	for _, m := range mandatoryMissing {
 		if ph := placeholderFor(m); ph != "" && p.writable(ph) && !under(ph, hidden) {
 			p.Protect = append(p.Protect, ph)
+			p.named = append(p.named, ph)
 		}
 	}
 	var prot []string
@@ -299,9 +306,19 @@ func (p *Plan) visible(q string) bool {
 // hidden file out from under the rule that names it).
 func (p *Plan) structure() []string {
 	var out []string
-	fixed := slices.Clone(p.Protect)
+	// Only paths a literal rule names are held in place, and gitfiles (a
+	// new one in a moved directory would point git elsewhere). A name or
+	// glob match is still matched wherever a move takes it (within the
+	// walk's bounds), and binding its parents would only make renames
+	// across them fail (EXDEV: git mv in a monorepo with backend/.env).
+	var fixed []string
+	for _, q := range p.Protect {
+		if slices.Contains(p.named, q) || filepath.Base(q) == ".git" {
+			fixed = append(fixed, q)
+		}
+	}
 	for _, h := range p.Hide {
-		if p.writable(h.Path) {
+		if h.Literal && p.writable(h.Path) {
 			fixed = append(fixed, h.Path)
 		}
 	}

@@ -666,8 +666,20 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 				write(t, filepath.Join(w.ws, "cfg/credentials.json"), "SECRET-GCP")
 				write(t, filepath.Join(w.home, ".config/gh/hosts.yml"), "SECRET-GH")
 			},
-			deny: map[string]string{"mv-app": "mv app app.tmp", "mv-cfg-deep": "mkdir -p x/1/2/3/4/5/6/7/8 && mv cfg x/1/2/3/4/5/6/7/8/",
-				"mv-gh": "mv ~/.config/gh ~/.config/gh.bak", "read-moved": "cat app.tmp/secrets/prod.txt ~/.config/gh.bak/hosts.yml x/1/2/3/4/5/6/7/8/cfg/credentials.json | grep SECRET"}},
+			// A name match (cfg/credentials.json) is not held in place: it
+			// matches wherever it is moved, and binding its parents would
+			// make every rename across them fail (see the next case).
+			deny: map[string]string{"mv-app": "mv app app.tmp",
+				"mv-gh": "mv ~/.config/gh ~/.config/gh.bak", "read-moved": "cat app.tmp/secrets/prod.txt ~/.config/gh.bak/hosts.yml | grep SECRET"}},
+		{name: "renames across a directory holding a blocklisted file work",
+			fence: `{"extends":"code","picket":{"blocklist":[".env"]}}`,
+			setup: func(w escapeWorld) {
+				write(t, filepath.Join(w.ws, "backend/.env"), "SECRET")
+				write(t, filepath.Join(w.ws, "backend/x.go"), "package x")
+				os.MkdirAll(filepath.Join(w.ws, "lib"), 0o755)
+			},
+			// rename(2) itself: mv falls back to a copy on EXDEV, git mv does not.
+			allow: map[string]string{"rename-out": `perl -e 'rename("backend/x.go", "lib/x.go") && rename("lib/x.go", "backend/y.go") or exit 1'`}},
 		{name: "read-only with defaultDenyRead reads an allowWrite glob's directory only",
 			fence: `{"filesystem":{"defaultDenyRead":true,"allowWrite":["**/build"]},"picket":{"mode":"read-only"}}`,
 			setup: func(w escapeWorld) { write(t, filepath.Join(w.ws, "b/build/s.txt"), "SECRET") },
