@@ -464,10 +464,7 @@ func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses
 		w.x.hide = append(w.x.hide, Hidden{Path: p})
 		return done
 	}
-	if e.Name() == ".git" && (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
-		// (A symlinked .git is mounted read-only at its target: the link
-		// itself cannot be mounted over, and replaced it would point git
-		// at another config.)
+	if e.Name() == ".git" && e.Type().IsRegular() {
 		// A worktree's or submodule's gitfile: rewritten, it would point
 		// git at another directory's config and hooks (decide denies
 		// writing it).
