@@ -158,15 +158,6 @@ func appendStrings(dst, src []string) []string {
 	return dst
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func hasPermission(list []Permission, pm Permission) bool {
 	for _, x := range list {
 		if x.Pattern == pm.Pattern && x.Permission == pm.Permission && x.Priority == pm.Priority && x.Type == pm.Type {

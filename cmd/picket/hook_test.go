@@ -359,15 +359,8 @@ func TestHookHostile(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fence := tc.fence
-			if fence == "" {
-				fence = hookFence
-			}
-			h := newHookProject(t, fence)
-			if tc.setup != nil {
-				tc.setup(h)
-			}
-			payload := strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(tc.payload)
+			h := newCaseProject(t, tc.fence, tc.setup)
+			payload := h.expand(tc.payload)
 			a := h.run(payload)
 			if a.code != 0 {
 				t.Errorf("hook exit status = %d, want 0", a.code)
@@ -569,22 +562,34 @@ type toolCase struct {
 	names       string // a block's reason or suggestion names this path
 }
 
-// run makes the call and checks the answer's kind; for a block it returns
-// the parsed body too.
-func (tc toolCase) run(t *testing.T) (hookAnswer, *blockBody) {
+// newCaseProject is a hook project for one table case: fence "" is
+// hookFence, setup (if any) runs on it.
+func newCaseProject(t *testing.T, fence string, setup func(h *hookProject)) *hookProject {
 	t.Helper()
-	fence := tc.fence
 	if fence == "" {
 		fence = hookFence
 	}
 	h := newHookProject(t, fence)
-	if tc.setup != nil {
-		tc.setup(h)
+	if setup != nil {
+		setup(h)
 	}
+	return h
+}
+
+// expand spells a case's $P (the project) and $H (home).
+func (h *hookProject) expand(s string) string {
+	return strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(s)
+}
+
+// run makes the call and checks the answer's kind; for a block it returns
+// the parsed body too.
+func (tc toolCase) run(t *testing.T) (hookAnswer, *blockBody) {
+	t.Helper()
+	h := newCaseProject(t, tc.fence, tc.setup)
 	in := map[string]any{}
 	for k, v := range tc.input {
 		if s, ok := v.(string); ok {
-			v = strings.NewReplacer("$P", h.dir, "$H", h.home).Replace(s)
+			v = h.expand(s)
 		}
 		in[k] = v
 	}
