@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -58,24 +57,14 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 // read it: decide.Check judges both readings of the root, and the scan
 // must walk both trees.
 func bothReadings(p decide.Policy, c Call, targets []Target) []Target {
-	var out []Target
-	for i, t := range targets {
-		lex, ok := decide.Lexical(t.Path, c.Cwd, p.Spec().Home)
-		if !ok || !t.Recursive {
-			if out != nil {
-				out = append(out, t)
-			}
-			continue
+	out := make([]Target, 0, len(targets))
+	for _, t := range targets {
+		if lex, ok := decide.Lexical(t.Path, c.Cwd, p.Spec().Home); ok && t.Recursive {
+			l := t
+			l.Path = lex
+			out = append(out, l)
 		}
-		if out == nil {
-			out = slices.Clone(targets[:i])
-		}
-		l := t
-		l.Path = lex
-		out = append(out, l, t)
-	}
-	if out == nil {
-		return targets
+		out = append(out, t)
 	}
 	return out
 }
