@@ -33,7 +33,7 @@ func check(p Policy, access Access, path, cwd string, size int64) Decision {
 	}
 	d := Decide(p, Request{Access: access, Path: abs, Resolved: resolved, Size: size})
 	if d.Allow && access == Write && gitFile(abs, resolved) {
-		return deny(d, LayerMandatory, RuleMandatory, Rule{Pattern: "**/.git", Source: mandatorySource},
+		return deny(d, LayerMandatory, RuleMandatory, Rule{Pattern: "**/.git", Source: MandatorySource},
 			"a .git file is never written: a worktree's or submodule's points git at the directory whose config and hooks then run", "")
 	}
 	return d

@@ -13,15 +13,15 @@ type MandatoryInput struct {
 	AllowGitConfig bool
 }
 
-// mandatorySource is the Source of every mandatory rule.
-const mandatorySource = "builtin:mandatory"
+// MandatorySource is the Source of every mandatory rule.
+const MandatorySource = "builtin:mandatory"
 
 // MandatoryRules returns the non-overridable write denies: policy files,
 // picket's own state and executable, agent configuration that runs as code
 // or loads as prompt text, git hooks and config, and shell start-up files.
 // No allow rule, grant or mode lifts them.
 func MandatoryRules(in MandatoryInput) []Rule {
-	const src = mandatorySource
+	const src = MandatorySource
 	var pats []string
 	add := func(p ...string) { pats = append(pats, p...) }
 	// Paths picket found are literal: a "[" in the workspace's path (or

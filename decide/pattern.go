@@ -283,7 +283,7 @@ func (pt *pattern) compile(prefix, globRest string) error {
 	// A class can be malformed: check it now, so the policy is an error
 	// naming it. picket's own mandatory rules are known good, and a hook
 	// call would otherwise build a dozen matchers it never uses.
-	if pt.rule.Source != mandatorySource && (strings.Contains(globRest, "[") || !utf8.ValidString(src)) {
+	if pt.rule.Source != MandatorySource && (strings.Contains(globRest, "[") || !utf8.ValidString(src)) {
 		if err := pt.load().err; err != nil {
 			return fmt.Errorf("pattern %q does not compile: %w", pt.rule.Pattern, err)
 		}

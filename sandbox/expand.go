@@ -128,7 +128,7 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 			}
 			if rest == "" || !hasMeta(rest) || isDirStar(rest) {
 				lp := filepath.Join(lit, strings.TrimSuffix(rest, "/**"))
-				x.literal(class(c), lp, j, r.Source == "builtin:mandatory")
+				x.literal(class(c), lp, j, r.Source == decide.MandatorySource)
 				if s.CaseInsensitive && (class(c) == classHide || class(c) == classProtect) {
 					// check folds case; on a filesystem that does not, the
 					// other spellings on disk are other files to fence.
