@@ -19,7 +19,7 @@ func TestClean(t *testing.T) {
 	for _, name := range append(decide.Templates(), "@base") {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, `{"extends": "`+name+`"}`)
-			if ws := Run(f.load(t, decide.Env{Home: outsideHome})); len(ws) > 0 {
+			if ws := runOthers(f.load(t, decide.Env{Home: outsideHome})); len(ws) > 0 {
 				t.Errorf("Run() = %q, want no warnings", f.brief(ws))
 			}
 		})
@@ -34,7 +34,7 @@ func TestHomeUnderTmp(t *testing.T) {
 	if err != nil || !strings.HasPrefix(home, "/tmp/") {
 		t.Skipf("the temp dir %s is not under /tmp", f.home)
 	}
-	ws := Run(f.load(t, decide.Env{}))
+	ws := runOthers(f.load(t, decide.Env{}))
 	want := []string{"builtin:code:5:25 [canary-write]"}
 	if got := f.brief(ws); !slices.Equal(got, want) {
 		t.Fatalf("Run() = %q, want %q\n%s", got, want, dump(ws))
@@ -64,7 +64,7 @@ func TestWorkspaceHome(t *testing.T) {
 			if tt.env.Cwd == "/" && decide.GitTop("/") != "" {
 				t.Skip("/ is inside a git repository")
 			}
-			ws := Run(f.load(t, tt.env))
+			ws := runOthers(f.load(t, tt.env))
 			if got := f.brief(ws); !slices.Equal(got, tt.want) {
 				t.Fatalf("Run() = %q, want %q\n%s", got, tt.want, dump(ws))
 			}
@@ -82,7 +82,7 @@ func TestAboveRootRelative(t *testing.T) {
     "denyRead": ["../x"]
   }
 }`)
-	ws := Run(f.load(t, decide.Env{Cwd: "/", ConfigFile: f.file}))
+	ws := runOthers(f.load(t, decide.Env{Cwd: "/", ConfigFile: f.file}))
 	want := []string{"/:0:0 [workspace-home]", file + ":3:18 [above-root]"}
 	if got := f.brief(ws); !slices.Equal(got, want) {
 		t.Fatalf("Run() = %q, want %q\n%s", got, want, dump(ws))
@@ -107,7 +107,7 @@ func TestFileModes(t *testing.T) {
 			f := newFixture(t, `{}`)
 			chmod(t, f.file, tt.file)
 			chmod(t, f.proj, tt.projDir)
-			ws := Run(f.load(t, decide.Env{}))
+			ws := runOthers(f.load(t, decide.Env{}))
 			if got := f.brief(ws); !slices.Equal(got, tt.want) {
 				t.Fatalf("Run() = %q, want %q\n%s", got, tt.want, dump(ws))
 			}

@@ -22,16 +22,17 @@ type Warning struct {
 
 // The warning codes, stable for scripts and tests.
 const (
-	CodeCanaryRead     = "canary-read"
-	CodeCanaryWrite    = "canary-write"
-	CodeWorkspaceHome  = "workspace-home"
-	CodeTopGlobstar    = "top-globstar"
-	CodeBrace          = "brace"
-	CodeFusedGlobstar  = "fused-globstar"
-	CodeWritablePolicy = "writable-policy"
-	CodeNeverMatches   = "never-matches"
-	CodeAboveRoot      = "above-root"
-	CodeShadowed       = "shadowed"
+	CodeCanaryRead      = "canary-read"
+	CodeCanaryWrite     = "canary-write"
+	CodeWorkspaceHome   = "workspace-home"
+	CodeTopGlobstar     = "top-globstar"
+	CodeBrace           = "brace"
+	CodeFusedGlobstar   = "fused-globstar"
+	CodeWritablePolicy  = "writable-policy"
+	CodeNeverMatches    = "never-matches"
+	CodeAboveRoot       = "above-root"
+	CodeShadowed        = "shadowed"
+	CodeCredentialsOpen = "credentials-open"
 )
 
 // String formats w as "file:line:col: warning: msg [code]", or without
@@ -79,5 +80,6 @@ func checks() []check {
 		checkReach,
 		checkShadowed,
 		checkFileModes,
+		checkCredentials,
 	}
 }

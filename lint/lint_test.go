@@ -257,7 +257,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, tt.src)
-			ws := Run(f.load(t, decide.Env{}))
+			ws := runOthers(f.load(t, decide.Env{}))
 			if got := f.brief(ws); !slices.Equal(got, tt.want) {
 				t.Fatalf("Run() = %q, want %q\n%s", got, tt.want, dump(ws))
 			}
@@ -300,7 +300,7 @@ func dump(ws []Warning) string {
 // reached picket lint's output raw through the alternatives it lists.
 func TestWarningsEscaped(t *testing.T) {
 	f := newFixture(t, `{"filesystem": {"allowRead": ["/x/{a,b}\u001b]0;LINT-PWNED\u0007\u001b[2J\u001b[H", "/x/\u2800\u3164{c,d}"]}}`)
-	ws := Run(f.load(t, decide.Env{}))
+	ws := runOthers(f.load(t, decide.Env{}))
 	if len(ws) == 0 {
 		t.Fatal("Run() gave no warnings, want brace warnings")
 	}

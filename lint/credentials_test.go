@@ -1,0 +1,76 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// runOthers is Run without the credentials-open warning, for the tests of
+// the other checks, whose bare policies deny no credentials.
+func runOthers(l *decide.Loaded) []Warning {
+	return slices.DeleteFunc(Run(l), func(w Warning) bool { return w.Code == CodeCredentialsOpen })
+}
+
+func TestCredentialsOpen(t *testing.T) {
+	tests := []struct {
+		name, src string
+		user      string // the user's fence config, when set
+		want      []string
+	}{
+		{name: "empty project file", src: `{}`, want: []string{"~/.ssh/id_rsa", "~/.aws/credentials"}},
+		{name: "project file with a blocklist only", src: `{"picket":{"blocklist":[".env"]}}`, want: []string{"~/.ssh/id_rsa"}},
+		{name: "project file ignores the user config", user: `{"extends":"code-strict"}`, src: `{}`, want: []string{"~/.ssh/id_rsa"}},
+		{name: "extends code", src: `{"extends":"code"}`},
+		{name: "extends @base with a user config", user: `{"extends":"code"}`, src: `{"extends":"@base"}`},
+		{name: "extends @base without one", src: `{"extends":"@base"}`},
+		{name: "read-only template", src: `{"extends":"read-only"}`},
+		{name: "agent-safe template", src: `{"extends":"agent-safe"}`},
+		{name: "own denies", src: `{"filesystem":{"denyRead":["~/.ssh","~/.aws","~/.config/gcloud","~/.kube","~/.netrc","~/.git-credentials","~/.gnupg"]}}`},
+		{name: "default deny read", src: `{"filesystem":{"defaultDenyRead":true,"allowRead":["."]}}`},
+		{name: "one left open", src: `{"filesystem":{"denyRead":["~/.ssh","~/.aws","~/.config/gcloud","~/.kube","~/.git-credentials","~/.gnupg"]}}`, want: []string{"~/.netrc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, tt.src)
+			env := decide.Env{}
+			if tt.user != "" {
+				cfg := filepath.Join(f.home, ".config")
+				if err := os.MkdirAll(filepath.Join(cfg, "fence"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(cfg, "fence", "fence.jsonc"), []byte(tt.user), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				env.ConfigHome = cfg
+			}
+			var got []Warning
+			for _, w := range Run(f.load(t, env)) {
+				if w.Code == CodeCredentialsOpen {
+					got = append(got, w)
+				}
+			}
+			if len(tt.want) == 0 {
+				if len(got) > 0 {
+					t.Fatalf("credentials-open warning %q, want none", got[0].Msg)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("got %d credentials-open warnings, want 1\n%s", len(got), dump(got))
+			}
+			if got[0].File != f.file || got[0].Line != 0 {
+				t.Errorf("warning placed at %s:%d, want the project file as a whole (%s)", got[0].File, got[0].Line, f.file)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got[0].Msg, w) {
+					t.Errorf("warning %q does not name %s", got[0].Msg, w)
+				}
+			}
+		})
+	}
+}
