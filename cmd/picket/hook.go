@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/picketdev/picket/audit"
@@ -67,6 +69,12 @@ func runHook(c *cli, args []string) int {
 		c.recoverQuarantine()
 		done <- c.claudeEvent(in)
 	}()
+	// A signal must not end the hook unanswered: Claude Code reads the
+	// exit status of a killed hook (129 after a hangup of the terminal a
+	// prompt was on) as "go ahead".
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	var out []byte
 	timer := time.NewTimer(*deadline)
 	defer timer.Stop()
@@ -74,6 +82,10 @@ wait:
 	for {
 		select {
 		case out = <-done:
+			break wait
+		case s := <-sigs:
+			out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("interrupted by %v before a decision", s)))
+			c.errorf("hook interrupted by %v; the call was denied", s)
 			break wait
 		case d := <-extend:
 			timer.Reset(d)

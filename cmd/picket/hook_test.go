@@ -853,10 +853,11 @@ func buildPicket(t testing.TB) string {
 // file system or a stuck picket would: the hook must answer deny on its
 // own, well before Claude Code's timeout. (A policy file that is a FIFO,
 // the old stand-in, is now refused without reading it.)
-func TestHookDeadline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+// hungLedger returns a hook project whose read ledger another process
+// holds locked, and the Edit event that then waits on it: a hook stuck
+// before its decision.
+func hungLedger(t *testing.T) (*hookProject, string) {
+	t.Helper()
 	h := newHookProject(t, `{"extends": "code", "picket": {"writeGuards": {"readBeforeEdit": true}}}`)
 	readme := filepath.Join(h.dir, "README.md")
 	if a := h.run(h.event(hook.EventPostToolUse, "Read", map[string]any{"file_path": readme})); a.code != 0 {
@@ -870,18 +871,61 @@ func TestHookDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
+	return h, h.pre("Edit", map[string]any{"file_path": readme, "old_string": "#", "new_string": "##"})
+}
+
+// TestHookSignals: a hook killed by a hangup (the terminal its prompt was
+// on closed), an interrupt or a termination still answers deny and exits
+// 0; Claude Code reads 129, 130 or 143 as "go ahead".
+func TestHookSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildPicket(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			h, event := hungLedger(t)
+			cmd := exec.Command(bin, "hook")
+			cmd.Env = h.env
+			cmd.Stdin = strings.NewReader(event)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The hook is stuck on the ledger lock once it has read its
+			// event; give it the time to get there.
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("hook after %v: %v (want exit 0)\n%s", sig, err, stderr.String())
+			}
+			var out struct{ HookSpecificOutput map[string]string }
+			json.Unmarshal(stdout.Bytes(), &out)
+			if o := out.HookSpecificOutput; o["permissionDecision"] != "deny" || !strings.Contains(o["permissionDecisionReason"], "interrupted") {
+				t.Errorf("hook after %v printed %q, want a deny naming the interruption", sig, stdout.String())
+			}
+		})
+	}
+}
+
+func TestHookDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	h, event := hungLedger(t)
 	bin := buildPicket(t)
 	cmd := exec.Command(bin, "hook", "--deadline", "300ms")
 	cmd.Env = h.env
-	cmd.Stdin = strings.NewReader(h.pre("Edit", map[string]any{"file_path": readme, "old_string": "#", "new_string": "##"}))
+	cmd.Stdin = strings.NewReader(event)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	took := time.Since(start)
 	if err != nil {
 		t.Errorf("hook on a hung ledger: %v (want exit 0)\n%s", err, stderr.String())
