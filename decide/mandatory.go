@@ -58,11 +58,17 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		"~/.claude/settings*.json", root+"/.claude/settings*.json",
 		"~/.claude/settings.json", "~/.claude/settings.local.json",
 		root+"/.claude/settings.json", root+"/.claude/settings.local.json",
+		// Pi loads extensions (code, run in its own unsandboxed process)
+		// and packages named in its settings, global and per project, and
+		// sends everything to the provider its models.json names.
 		"~/.pi/agent/extensions", "~/.pi/agent/skills", "~/.pi/agent/prompts",
-		root+"/.pi/extensions", "~/.agents/skills",
+		root+"/.pi/extensions", root+"/.pi/settings.json", "~/.agents/skills",
+		"~/.pi/agent/settings.jso[n]", "~/.pi/agent/models.jso[n]",
+		root+"/.pi/[s]kills", root+"/.pi/[p]rompts",
 		"~/.codex/config.toml", "~/.codex/hooks.json", root+"/.codex",
 		"~/.gemini/settings.json", root+"/.gemini/settings.json",
 		"~/.cursor/hooks.json", root+"/.cursor/hooks.json",
+		"~/.cursor/mcp.jso[n]", root+"/.cursor/mcp.jso[n]",
 		root+"/.github/hooks", root+"/.mcp.json",
 		root+"/.git/hooks",
 		// Submodules keep their git dir under .git/modules; nested
