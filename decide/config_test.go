@@ -474,6 +474,7 @@ func testMandatory(t *testing.T, tr *tree) {
 		"ws/.pi/settings.json", "ws/.pi/skills/s/SKILL.md", "ws/.pi/prompts/p.md",
 		"home/.pi/agent/settings.json", "home/.pi/agent/models.json",
 		"home/.cursor/mcp.json", "ws/.cursor/mcp.json",
+		"home/.claude/plugins/cache/p/hooks/hooks.json", "home/.gemini/extensions/e/gemini-extension.json", "ws/.gemini/extensions/e/gemini-extension.json",
 		"home/.codex/config.toml", "home/.codex/hooks.json", "ws/.codex/config.toml",
 		"home/.gemini/settings.json", "ws/.gemini/settings.json",
 		"home/.cursor/hooks.json", "ws/.cursor/hooks.json",

@@ -69,6 +69,10 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		"~/.gemini/settings.json", root+"/.gemini/settings.json",
 		"~/.cursor/hooks.json", root+"/.cursor/hooks.json",
 		"~/.cursor/mcp.jso[n]", root+"/.cursor/mcp.jso[n]",
+		// Installed Claude Code plugins and Gemini CLI extensions carry
+		// hooks and MCP servers: code their agent starts outside any
+		// sandbox.
+		"~/.claude/plugin[s]", "~/.gemini/extension[s]", root+"/.gemini/extension[s]",
 		root+"/.github/hooks", root+"/.mcp.json",
 		root+"/.git/hooks",
 		// Submodules keep their git dir under .git/modules; nested
