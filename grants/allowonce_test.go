@@ -2,41 +2,70 @@ package grants
 
 import "testing"
 
+func read(p string) Denial  { return Denial{Access: "read", Path: p, Tool: "Read"} }
+func write(p string) Denial { return Denial{Access: "write", Path: p, Tool: "Write"} }
+
 // TestAllowAllOnce: a batch's "allow all once" lets each listed path through
 // once more in the same turn, then it is asked about again; another turn
 // starts without it; Turn reads the state without noting a denial.
 func TestAllowAllOnce(t *testing.T) {
 	s := Store{Dir: t.TempDir()}
 	for _, p := range []string{"/a", "/b", "/c"} {
-		if _, err := s.NoteDenial("s1", "t1", "read", p, 3); err != nil {
+		if _, err := s.NoteDenial("s1", "t1", read(p), 3); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ts, err := s.Turn("s1", "t1")
-	if err != nil || ts.Count != 3 || len(ts.Paths) != 3 {
+	if err != nil || ts.Count != 3 || len(ts.Paths) != 3 || len(ts.Denied) != 3 {
 		t.Fatalf("Turn = %+v, %v; want the 3 denied paths", ts, err)
 	}
-	if err := s.SetAllowAllOnce("s1", "t1", []string{"/a", "/b"}); err != nil {
+	if err := s.SetAllowAllOnce("s1", "t1", []Denial{read("/a"), read("/b")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"/a", "/b"} {
-		ts, err := s.NoteDenial("s1", "t1", "read", p, 3)
+		ts, err := s.NoteDenial("s1", "t1", read(p), 3)
 		if err != nil || !ts.AllowedOnce {
 			t.Fatalf("NoteDenial(%s) after allow-all-once = %+v, %v; want AllowedOnce", p, ts, err)
 		}
-		ts, err = s.NoteDenial("s1", "t1", "read", p, 3)
+		ts, err = s.NoteDenial("s1", "t1", read(p), 3)
 		if err != nil || ts.AllowedOnce {
 			t.Fatalf("second NoteDenial(%s) = %+v, %v; want it asked again, not allowed", p, ts, err)
 		}
 	}
-	if ts, _ := s.NoteDenial("s1", "t1", "read", "/c", 3); ts.AllowedOnce {
+	if ts, _ := s.NoteDenial("s1", "t1", read("/c"), 3); ts.AllowedOnce {
 		t.Fatal("/c was not in the batch the person allowed, but passed")
 	}
-	s.SetAllowAllOnce("s1", "t1", []string{"/d"})
-	if ts, _ := s.NoteDenial("s1", "t2", "read", "/d", 3); ts.AllowedOnce {
+	s.SetAllowAllOnce("s1", "t1", []Denial{read("/d")})
+	if ts, _ := s.NoteDenial("s1", "t2", read("/d"), 3); ts.AllowedOnce {
 		t.Fatal("an allow-all-once of turn t1 let /d through in turn t2")
 	}
 	if ts, _ := s.Turn("s1", "other"); ts.Count != 0 {
 		t.Fatalf("Turn of another turn id = %+v, want empty", ts)
+	}
+}
+
+// TestDenialsKeyedByAccess: a grant is exactly {access, resolved path}, so
+// a batch counts a read and a write of one path as two denials, lists each
+// with its access and tool, and its "allow all once" of the reads lets no
+// write of those paths through.
+func TestDenialsKeyedByAccess(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	for _, d := range []Denial{read("/a"), read("/b"), write("/a")} {
+		if _, err := s.NoteDenial("s1", "t1", d, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, err := s.Turn("s1", "t1")
+	if err != nil || ts.Count != 3 || len(ts.Denied) != 3 || ts.Denied[2] != write("/a") {
+		t.Fatalf("Turn = %+v, %v; want 3 denials, the last a Write of /a", ts, err)
+	}
+	if err := s.SetAllowAllOnce("s1", "t1", []Denial{read("/a"), read("/b")}); err != nil {
+		t.Fatal(err)
+	}
+	if ts, _ := s.NoteDenial("s1", "t1", write("/a"), 3); ts.AllowedOnce {
+		t.Fatal("an allow-all-once of a read of /a let a write of /a through")
+	}
+	if ts, _ := s.NoteDenial("s1", "t1", read("/a"), 3); !ts.AllowedOnce {
+		t.Fatal("the read of /a the person allowed once did not pass")
 	}
 }

@@ -11,46 +11,65 @@ const (
 	maxAnswers = 64
 )
 
+// Denial is one denied call of a turn, as a batch prompt lists it and as
+// its "allow all once" lets it through. Two denials are the same when their
+// access and path are: the tool only tells the person what asked.
+type Denial struct {
+	Access string `json:"access"`
+	Path   string `json:"path"`
+	Tool   string `json:"tool,omitempty"`
+}
+
+func (d Denial) same(o Denial) bool { return d.Access == o.Access && d.Path == o.Path }
+
 // TurnState is what a session's current turn has seen of denials.
 type TurnState struct {
-	// Count is the number of distinct denied paths this turn, the one just
-	// noted included.
+	// Count is the number of distinct denials (access and path) this turn,
+	// the one just noted included.
 	Count int
-	// Batch is true once Count reaches the batch threshold: prompt for the
-	// batch, not the one path.
+	// Batch is true once Count reaches the batch threshold, unless the
+	// person chose to answer one by one: prompt for the batch, not the one
+	// call.
 	Batch bool
 	// DenyAll is true when the person chose "deny all" this turn: deny
 	// without prompting.
 	DenyAll bool
-	// Paths are the distinct denied paths this turn, oldest first.
+	// Denied are the distinct denials this turn, oldest first.
+	Denied []Denial
+	// Paths are the paths of Denied, in the same order.
 	Paths []string
 	// AllowedOnce is true when the person's "allow all once" in this turn
-	// covered this path: it passes this time (and is used up).
+	// covered this access to this path: it passes this time (and is used
+	// up).
 	AllowedOnce bool
 }
 
-// NoteDenial records that path was denied in turn of session and returns the
+func (t turn) state(batchAfter int) TurnState {
+	ts := TurnState{Count: len(t.Denied), DenyAll: t.DenyAll, Denied: slices.Clone(t.Denied)}
+	for _, d := range t.Denied {
+		ts.Paths = append(ts.Paths, d.Path)
+	}
+	ts.Batch = batchAfter > 0 && ts.Count >= batchAfter && !t.Individually
+	return ts
+}
+
+// NoteDenial records that d was denied in turn of session and returns the
 // turn's state. A turn id other than the recorded one starts a new turn.
-// Denials are counted by distinct path, whatever the access. batchAfter <= 0
-// never batches.
-func (s Store) NoteDenial(session, turnID, access, path string, batchAfter int) (TurnState, error) {
+// Denials are counted by access and path: a read and a write of one path
+// are two. batchAfter <= 0 never batches.
+func (s Store) NoteDenial(session, turnID string, d Denial, batchAfter int) (TurnState, error) {
 	var ts TurnState
 	err := s.update(session, func(st *state) error {
 		st.enterTurn(turnID)
-		if i := slices.Index(st.Turn.AllowOnce, path); i >= 0 {
+		if i := slices.IndexFunc(st.Turn.AllowOnce, d.same); i >= 0 {
 			st.Turn.AllowOnce = slices.Delete(st.Turn.AllowOnce, i, i+1)
 			ts.AllowedOnce = true
 			return nil
 		}
-		if !slices.Contains(st.Turn.Denied, path) {
-			st.Turn.Denied = append(st.Turn.Denied, path)
+		if !slices.ContainsFunc(st.Turn.Denied, d.same) {
+			st.Turn.Denied = append(st.Turn.Denied, d)
 		}
-		ts = TurnState{
-			Count:   len(st.Turn.Denied),
-			DenyAll: st.Turn.DenyAll,
-			Paths:   slices.Clone(st.Turn.Denied),
-		}
-		ts.Batch = batchAfter > 0 && ts.Count >= batchAfter
+		ts = st.Turn.state(batchAfter)
 		return nil
 	})
 	return ts, err
@@ -65,24 +84,35 @@ func (s Store) SetDenyAll(session, turnID string) error {
 	})
 }
 
+// SetIndividually records the person's "one by one" for the rest of turn:
+// its later denials are prompted for singly, not as a batch.
+func (s Store) SetIndividually(session, turnID string) error {
+	return s.update(session, func(st *state) error {
+		st.enterTurn(turnID)
+		st.Turn.Individually = true
+		return nil
+	})
+}
+
 // Turn returns the turn's state without noting anything; another turn id
-// than the recorded one reads as an empty turn.
+// than the recorded one reads as an empty turn. Batch is left false.
 func (s Store) Turn(session, turnID string) (TurnState, error) {
 	st, err := s.load(session)
 	if err != nil || st.Turn.ID != turnID {
 		return TurnState{}, err
 	}
-	return TurnState{Count: len(st.Turn.Denied), DenyAll: st.Turn.DenyAll, Paths: slices.Clone(st.Turn.Denied)}, nil
+	return st.Turn.state(0), nil
 }
 
 // SetAllowAllOnce records the person's "allow all once" for the batch of
-// paths they were shown: each passes once more in this turn.
-func (s Store) SetAllowAllOnce(session, turnID string, paths []string) error {
+// denials they were shown: each access to each path passes once more in
+// this turn; another access to the same path does not.
+func (s Store) SetAllowAllOnce(session, turnID string, denials []Denial) error {
 	return s.update(session, func(st *state) error {
 		st.enterTurn(turnID)
-		for _, p := range paths {
-			if !slices.Contains(st.Turn.AllowOnce, p) {
-				st.Turn.AllowOnce = append(st.Turn.AllowOnce, p)
+		for _, d := range denials {
+			if !slices.ContainsFunc(st.Turn.AllowOnce, d.same) {
+				st.Turn.AllowOnce = append(st.Turn.AllowOnce, d)
 			}
 		}
 		return nil

@@ -134,7 +134,7 @@ func TestCorruptFileFailsClosed(t *testing.T) {
 			if err := s.Add("s", Grant{Access: "read", Path: "/b"}); err == nil {
 				t.Errorf("Add over a corrupt file succeeded")
 			}
-			if _, err := s.NoteDenial("s", "t", "read", "/b", 3); err == nil {
+			if _, err := s.NoteDenial("s", "t", Denial{Access: "read", Path: "/b"}, 3); err == nil {
 				t.Errorf("NoteDenial over a corrupt file succeeded")
 			}
 			if _, found, err := s.Coalesce("s", "read", "/a", t0, time.Second); found || err == nil {
@@ -253,21 +253,21 @@ func TestBatchLimiting(t *testing.T) {
 		do, turn, path string
 		want           TurnState
 	}{
-		{"deny", "t1", "/a", TurnState{Count: 1, Paths: []string{"/a"}}},
-		{"deny", "t1", "/a", TurnState{Count: 1, Paths: []string{"/a"}}}, // same path again
-		{"deny", "t1", "/b", TurnState{Count: 2, Paths: []string{"/a", "/b"}}},
-		{"deny", "t1", "/c", TurnState{Count: 3, Batch: true, Paths: []string{"/a", "/b", "/c"}}},
+		{"deny", "t1", "/a", TurnState{Count: 1, Paths: []string{"/a"}, Denied: []Denial{{Access: "read", Path: "/a"}}}},
+		{"deny", "t1", "/a", TurnState{Count: 1, Paths: []string{"/a"}, Denied: []Denial{{Access: "read", Path: "/a"}}}}, // same path again
+		{"deny", "t1", "/b", TurnState{Count: 2, Paths: []string{"/a", "/b"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}}}},
+		{"deny", "t1", "/c", TurnState{Count: 3, Batch: true, Paths: []string{"/a", "/b", "/c"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}, {Access: "read", Path: "/c"}}}},
 		{"deny-all", "t1", "", TurnState{}},
-		{"deny", "t1", "/d", TurnState{Count: 4, Batch: true, DenyAll: true, Paths: []string{"/a", "/b", "/c", "/d"}}},
-		{"deny", "t2", "/a", TurnState{Count: 1, Paths: []string{"/a"}}}, // a new turn id starts over
-		{"deny", "t2", "/b", TurnState{Count: 2, Paths: []string{"/a", "/b"}}},
+		{"deny", "t1", "/d", TurnState{Count: 4, Batch: true, DenyAll: true, Paths: []string{"/a", "/b", "/c", "/d"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}, {Access: "read", Path: "/c"}, {Access: "read", Path: "/d"}}}},
+		{"deny", "t2", "/a", TurnState{Count: 1, Paths: []string{"/a"}, Denied: []Denial{{Access: "read", Path: "/a"}}}}, // a new turn id starts over
+		{"deny", "t2", "/b", TurnState{Count: 2, Paths: []string{"/a", "/b"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}}}},
 		{"reset", "", "", TurnState{}},
-		{"deny", "t2", "/c", TurnState{Count: 1, Paths: []string{"/c"}}},
+		{"deny", "t2", "/c", TurnState{Count: 1, Paths: []string{"/c"}, Denied: []Denial{{Access: "read", Path: "/c"}}}},
 	}
 	for i, st := range steps {
 		switch st.do {
 		case "deny":
-			got, err := s.NoteDenial("s", st.turn, "read", st.path, 3)
+			got, err := s.NoteDenial("s", st.turn, Denial{Access: "read", Path: st.path}, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,7 +284,7 @@ func TestBatchLimiting(t *testing.T) {
 			}
 		}
 	}
-	got, _ := s.NoteDenial("other", "t2", "read", "/x", 0)
+	got, _ := s.NoteDenial("other", "t2", Denial{Access: "read", Path: "/x"}, 0)
 	if got.Count != 1 || got.Batch {
 		t.Errorf("other session NoteDenial = %+v, want a fresh count and no batch (batchAfter 0)", got)
 	}
@@ -364,7 +364,7 @@ func runChild() int {
 			fmt.Println(err)
 			return 1
 		}
-		if _, err := s.NoteDenial(session, "turn", "write", path, 3); err != nil {
+		if _, err := s.NoteDenial(session, "turn", Denial{Access: "write", Path: path}, 3); err != nil {
 			fmt.Println(err)
 			return 1
 		}
@@ -412,7 +412,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 			}
 		}
 	}
-	ts, err := s.NoteDenial("../shared/session", "turn", "write", "/a/0", 3)
+	ts, err := s.NoteDenial("../shared/session", "turn", Denial{Access: "write", Path: "/a/0"}, 3)
 	if err != nil || ts.Count != n*len(prefixes) {
 		t.Errorf("denials this turn = %d, %v; want %d", ts.Count, err, n*len(prefixes))
 	}

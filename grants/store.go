@@ -55,12 +55,17 @@ type state struct {
 }
 
 type turn struct {
-	ID      string   `json:"id"`
-	Denied  []string `json:"denied,omitempty"`
+	ID string `json:"id"`
+	// Denied are the calls denied this turn. (Version 1 files before
+	// denials were keyed by access kept bare paths under "denied" and
+	// "allowOnce"; those keys are ignored, which only restarts the count.)
+	Denied  []Denial `json:"denials,omitempty"`
 	DenyAll bool     `json:"denyAll,omitempty"`
-	// AllowOnce are the paths a batch's "allow all once" let through: each
+	// Individually is the person's "one by one": no batch prompt this turn.
+	Individually bool `json:"individually,omitempty"`
+	// AllowOnce are the calls a batch's "allow all once" let through: each
 	// passes once more in this turn, then is asked about again.
-	AllowOnce []string `json:"allowOnce,omitempty"`
+	AllowOnce []Denial `json:"allowOnceCalls,omitempty"`
 }
 
 type answer struct {

@@ -79,7 +79,7 @@ func (c *cli) promptable(loaded *decide.Loaded, call grantCall, d decide.Decisio
 		return turn, grantOutcome{decision: "block"}, false
 	}
 	batchAfter := cmpOr(loaded.Settings.Prompt.BatchAfter, defaultBatchAfter)
-	turn, err := c.grantStore().NoteDenial(call.session, call.turn, string(d.Access), d.Resolved, batchAfter)
+	turn, err := c.grantStore().NoteDenial(call.session, call.turn, denialOf(call, d), batchAfter)
 	if err != nil {
 		c.warnf("grant state: %v", err)
 		return turn, grantOutcome{decision: "block"}, false
@@ -136,8 +136,8 @@ func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Deci
 		}
 	}
 	if turn.Batch {
-		for _, p := range turn.Paths {
-			req.Batch = append(req.Batch, tui.BatchItem{Path: p, Resolved: p})
+		for _, x := range turn.Denied {
+			req.Batch = append(req.Batch, tui.BatchItem{Tool: x.Tool, Access: x.Access, Path: x.Path, Resolved: x.Path})
 		}
 	}
 	return req
@@ -192,12 +192,13 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 	store := c.grantStore()
 	switch ans {
 	case tui.AnswerAllowAllOnce:
-		// This call passes now; the other paths the batch listed pass once
-		// more if the agent retries them in this turn.
-		if len(turn.Paths) == 0 { // picket serve's grant op: read the turn back
+		// This call passes now; the other calls the batch listed (each an
+		// access to a path, as shown) pass once more if the agent retries
+		// them in this turn.
+		if len(turn.Denied) == 0 { // picket serve's grant op: read the turn back
 			turn, _ = store.Turn(call.session, call.turn)
 		}
-		if err := store.SetAllowAllOnce(call.session, call.turn, otherPaths(turn.Paths, d.Resolved)); err != nil {
+		if err := store.SetAllowAllOnce(call.session, call.turn, otherDenials(turn.Denied, denialOf(call, d))); err != nil {
 			c.warnf("grant state: %v", err)
 		}
 		return grantOutcome{allow: true, decision: "grant-once", prompted: true}
@@ -281,12 +282,18 @@ func grantEntry(e audit.Entry, o grantOutcome) audit.Entry {
 	return e
 }
 
-// otherPaths is paths without p.
-func otherPaths(paths []string, p string) []string {
-	var out []string
-	for _, x := range paths {
-		if x != p {
-			out = append(out, x)
+// denialOf is the call's denial as a turn records it: a grant is exactly
+// {access, resolved path}, so that is what a batch lists and lets through.
+func denialOf(call grantCall, d decide.Decision) grants.Denial {
+	return grants.Denial{Access: string(d.Access), Path: d.Resolved, Tool: call.tool}
+}
+
+// otherDenials is denials without the one for the same access and path as x.
+func otherDenials(denials []grants.Denial, x grants.Denial) []grants.Denial {
+	var out []grants.Denial
+	for _, d := range denials {
+		if d.Access != x.Access || d.Path != x.Path {
+			out = append(out, d)
 		}
 	}
 	return out

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/tui"
+)
+
+// grantFlow is a project with a boundary policy and a cli whose state is
+// under its own home, for driving the grant flow without a terminal.
+type grantFlow struct {
+	c                *cli
+	loaded           *decide.Loaded
+	home, proj, outs string
+	stderr           *bytes.Buffer
+}
+
+func newGrantFlow(t *testing.T) *grantFlow {
+	t.Helper()
+	base := t.TempDir()
+	f := &grantFlow{home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj"), outs: filepath.Join(base, "outside"), stderr: &bytes.Buffer{}}
+	for _, d := range []string{f.home, f.proj, f.outs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// No extends: the temp dir must not be readable by policy.
+	os.WriteFile(filepath.Join(f.proj, "fence.jsonc"), []byte(`{"filesystem": {"defaultDenyRead": true, "allowRead": ["."]}}`+"\n"), 0o644)
+	f.c = &cli{env: []string{"HOME=" + f.home, "XDG_STATE_HOME=" + filepath.Join(f.home, "state"), "XDG_CONFIG_HOME=" + filepath.Join(f.home, "config")}, stderr: f.stderr}
+	loaded, err := f.c.loadPolicy(f.proj, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.loaded = loaded
+	return f
+}
+
+// block is the decision for a call on path outside the workspace.
+func (f *grantFlow) block(t *testing.T, a decide.Access, name string) decide.Decision {
+	t.Helper()
+	p := filepath.Join(f.outs, name)
+	d := decide.Decide(f.loaded.Policy, decide.Request{Access: a, Path: p, Resolved: p, Size: -1})
+	if d.Allow || !d.Grantable() {
+		t.Fatalf("%s %s = %+v, want a grantable block", a, p, d)
+	}
+	return d
+}
+
+func (f *grantFlow) call(tool string) grantCall {
+	return grantCall{agent: "claude", session: "s1", turn: "t1", cwd: f.proj, tool: tool}
+}
+
+// TestBatchAllowAllOnceIsPerAccess: the person denies reads of a and b, and
+// allows the batch of reads once; a write of a in the same turn is not
+// covered (it was never shown as a write) and is put to the person again.
+// The batch lists each call's access and tool.
+func TestBatchAllowAllOnceIsPerAccess(t *testing.T) {
+	f := newGrantFlow(t)
+	for _, n := range []string{"a", "b"} {
+		if _, _, ok := f.c.promptable(f.loaded, f.call("Read"), f.block(t, decide.Read, n)); !ok {
+			t.Fatalf("read of %s not promptable", n)
+		}
+	}
+	third := f.block(t, decide.Read, "c")
+	turn, _, ok := f.c.promptable(f.loaded, f.call("Read"), third)
+	if !ok || !turn.Batch {
+		t.Fatalf("third denial = %+v, %v; want a batch prompt", turn, ok)
+	}
+	req := f.c.promptRequest(f.loaded, f.call("Read"), third, turn)
+	if len(req.Batch) != 3 {
+		t.Fatalf("batch = %+v, want 3 items", req.Batch)
+	}
+	for _, it := range req.Batch {
+		if it.Access != "read" || it.Tool != "Read" {
+			t.Errorf("batch item %+v, want access read and tool Read shown", it)
+		}
+	}
+	if out := f.c.carryOut(f.loaded, f.call("Read"), third, tui.AnswerAllowAllOnce, turn, ""); !out.allow {
+		t.Fatalf("allow all once = %+v, want the call through", out)
+	}
+	w := f.block(t, decide.Write, "a")
+	if _, final, ok := f.c.promptable(f.loaded, f.call("Write"), w); !ok || final.allow {
+		t.Fatalf("write of a after allowing reads once = %+v (promptable %v), want it put to the person", final, ok)
+	}
+	if _, final, ok := f.c.promptable(f.loaded, f.call("Read"), f.block(t, decide.Read, "a")); ok || !final.allow {
+		t.Fatalf("read of a after allowing it once = %+v (promptable %v), want it through once", final, ok)
+	}
+}
