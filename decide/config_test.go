@@ -622,6 +622,8 @@ var credentials = []string{
 	"home/.config/gh/hosts.yml", "home/.git-credentials", "home/.config/git/credentials",
 	"home/.npmrc", "home/.pypirc", "home/.netrc", "home/.cargo/credentials.toml", "home/.cargo/credentials",
 	"home/.gem/credentials", "home/.terraform.d/credentials.tfrc.json", "home/.vault-token",
+	"home/.claude/.credentials.json", "home/.pi/agent/auth.json", "home/.codex/auth.json",
+	"home/.gemini/oauth_creds.json", "home/.config/github-copilot/apps.json",
 	"home/.gnupg/private-keys-v1.d/0123.key", "home/.gnupg/secring.gpg",
 	"home/.bash_history", "home/.zsh_history", "home/.local/share/fish/fish_history",
 	"home/.python_history", "home/.node_repl_history", "home/.psql_history", "home/.mysql_history",
