@@ -598,7 +598,7 @@ func UpdateClaudeSettings(path string, edit func([]byte) ([]byte, error)) (bool,
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", path, err)
 	}
-	if old != nil && bytes.Equal(out, old) {
+	if bytes.Equal(out, old) { // also a missing file left missing: nothing to uninstall
 		return false, nil
 	}
 	return true, writeAtomic(path, out, mode)

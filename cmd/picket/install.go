@@ -133,6 +133,8 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 		c.warnf("could not record which deny rules %s added (uninstall will take out all of picket's): %v", path, err)
 	}
 	switch {
+	case !changed && name == "uninstall":
+		fmt.Fprintf(c.stderr, "picket: uninstall: nothing of picket's in %s\n", path)
 	case !changed:
 		fmt.Fprintf(c.stderr, "picket: %s: %s already up to date\n", name, path)
 	case name == "install":

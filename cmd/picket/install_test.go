@@ -68,6 +68,26 @@ func TestInstallClaudeProject(t *testing.T) {
 	}
 }
 
+// TestUninstallWithNothingInstalled: uninstall where picket never was
+// writes nothing, creates no settings file, and says so.
+func TestUninstallWithNothingInstalled(t *testing.T) {
+	for _, scope := range []string{"--project", "--user"} {
+		t.Run(scope, func(t *testing.T) {
+			project, home := t.TempDir(), t.TempDir()
+			env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + project}
+			r := runInstallCLI(env, "uninstall", "claude", scope, "--exe", "/opt/picket/picket")
+			if r.code != 0 || !strings.Contains(r.stderr, "nothing of picket's") {
+				t.Errorf("uninstall: exit %d, stderr %q, want 0 and a note that nothing was there", r.code, r.stderr)
+			}
+			for _, p := range []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(home, ".claude", "settings.json")} {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("uninstall created %s", p)
+				}
+			}
+		})
+	}
+}
+
 // TestUninstallKeepsThePersonsDenyRules: deny rules the person had
 // written before install, even ones picket would add too, stay after
 // uninstall; only what install added goes. An install by a picket that
