@@ -50,15 +50,31 @@ func (a Asker) Ask(ctx context.Context, r Request) (Answer, string, error) {
 	if neverPrompted(r.Layer) {
 		return AnswerDeny, "", fmt.Errorf("layer %q is never prompted", r.Layer)
 	}
-	surfaces := []string{a.Surface}
-	if a.Surface == "" || a.Surface == SurfaceAuto {
-		surfaces = []string{SurfaceTTY, SurfaceTmux, SurfaceConsole}
-	}
-	unlock, err := a.lock(ctx)
+	unlock, err := a.Lock(ctx)
 	if err != nil {
 		return AnswerDeny, "", err
 	}
 	defer unlock()
+	return a.AskLocked(ctx, r)
+}
+
+// Lock takes the per-user prompt lock [Asker.Ask] takes, waiting until ctx
+// is done, and returns its release. A caller that must look at what the
+// previous prompt decided (an identical request's answer) before prompting
+// takes it, looks, and then calls [Asker.AskLocked].
+func (a Asker) Lock(ctx context.Context) (unlock func(), err error) {
+	return a.lock(ctx)
+}
+
+// AskLocked is [Asker.Ask] for a caller that holds the prompt lock.
+func (a Asker) AskLocked(ctx context.Context, r Request) (Answer, string, error) {
+	if neverPrompted(r.Layer) {
+		return AnswerDeny, "", fmt.Errorf("layer %q is never prompted", r.Layer)
+	}
+	surfaces := []string{a.Surface}
+	if a.Surface == "" || a.Surface == SurfaceAuto {
+		surfaces = []string{SurfaceTTY, SurfaceTmux, SurfaceConsole}
+	}
 	for _, s := range surfaces {
 		ans, err := a.try(ctx, s, r)
 		if errors.Is(err, errUnavailable) {

@@ -94,7 +94,9 @@ func (c *cli) promptable(loaded *decide.Loaded, call grantCall, d decide.Decisio
 }
 
 // ask shows the prompt, unless an identical request got an answer within
-// the coalescing window.
+// the coalescing window. The answer is looked up and recorded under the
+// prompt lock, so a request queued behind an identical one takes its answer
+// instead of prompting again.
 func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d decide.Decision, req tui.Request, arrived time.Time) (tui.Answer, string, error) {
 	store := c.grantStore()
 	asker := tui.Asker{
@@ -105,10 +107,15 @@ func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d 
 		Getenv:  c.getenv,
 		Options: tui.Options{NoColor: c.getenv("NO_COLOR") != ""},
 	}
+	unlock, err := asker.Lock(ctx)
+	if err != nil {
+		return tui.AnswerDeny, "", err
+	}
+	defer unlock()
 	if prev, ok, _ := store.Coalesce(call.session, string(d.Access), d.Resolved, arrived, coalesceWindow); ok {
 		return tui.Answer(prev), "coalesced", nil
 	}
-	ans, surface, err := asker.Ask(ctx, req)
+	ans, surface, err := asker.AskLocked(ctx, req)
 	if surface != "" {
 		store.RecordAnswer(call.session, string(d.Access), d.Resolved, string(ans), arrived)
 	}

@@ -2,9 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/tui"
@@ -88,5 +94,86 @@ func TestBatchAllowAllOnceIsPerAccess(t *testing.T) {
 	}
 	if _, final, ok := f.c.promptable(f.loaded, f.call("Read"), f.block(t, decide.Read, "a")); ok || !final.allow {
 		t.Fatalf("read of a after allowing it once = %+v (promptable %v), want it through once", final, ok)
+	}
+}
+
+// fakeConsole stands in for `picket console`: it listens on the console
+// socket and answers each request with the next of answers, after delay,
+// keeping the requests it was sent.
+type fakeConsole struct {
+	mu       sync.Mutex
+	requests []tui.Request
+}
+
+func (f *grantFlow) console(t *testing.T, delay time.Duration, answers ...tui.Answer) *fakeConsole {
+	t.Helper()
+	run, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	f.c.env = append(f.c.env, "XDG_RUNTIME_DIR="+run)
+	os.WriteFile(filepath.Join(f.proj, "fence.jsonc"), []byte(`{"picket": {"prompt": {"surface": "console"}}, "filesystem": {"defaultDenyRead": true, "allowRead": ["."]}}`+"\n"), 0o644)
+	loaded, err := f.c.loadPolicy(f.proj, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.loaded = loaded
+	sock := tui.ConsoleSocket(run, "")
+	os.MkdirAll(filepath.Dir(sock), 0o700)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	fc := &fakeConsole{}
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			var r tui.Request
+			if json.NewDecoder(conn).Decode(&r) == nil {
+				fc.mu.Lock()
+				ans := tui.AnswerDeny
+				if n := len(fc.requests); n < len(answers) {
+					ans = answers[n]
+				}
+				fc.requests = append(fc.requests, r)
+				fc.mu.Unlock()
+				time.Sleep(delay)
+				fmt.Fprintf(conn, "{\"answer\":%q}\n", ans)
+			}
+			conn.Close()
+		}
+	}()
+	return fc
+}
+
+func (fc *fakeConsole) asked() []tui.Request {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return slices.Clone(fc.requests)
+}
+
+// TestCoalesceConcurrent: two identical requests (same session, access and
+// path) arriving together get one prompt and share its answer.
+func TestCoalesceConcurrent(t *testing.T) {
+	f := newGrantFlow(t)
+	fc := f.console(t, 300*time.Millisecond, tui.AnswerOnce, tui.AnswerDeny)
+	d := f.block(t, decide.Read, "a")
+	var wg sync.WaitGroup
+	outs := make([]grantOutcome, 2)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = f.c.askGrant(f.loaded, f.call("Read"), d)
+		}()
+	}
+	wg.Wait()
+	if n := len(fc.asked()); n != 1 || !outs[0].allow || !outs[1].allow {
+		t.Fatalf("%d prompts, outcomes %+v; want one prompt whose answer both take", n, outs)
 	}
 }
