@@ -96,7 +96,8 @@ func (c *cli) promptable(loaded *decide.Loaded, call grantCall, d decide.Decisio
 // ask shows the prompt, unless an identical request got an answer within
 // the coalescing window. The answer is looked up and recorded under the
 // prompt lock, so a request queued behind an identical one takes its answer
-// instead of prompting again.
+// instead of prompting again. A batch answered "one by one" switches the
+// turn to single prompts and asks about this call at once.
 func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d decide.Decision, req tui.Request, arrived time.Time) (tui.Answer, string, error) {
 	store := c.grantStore()
 	asker := tui.Asker{
@@ -116,6 +117,13 @@ func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d 
 		return tui.Answer(prev), "coalesced", nil
 	}
 	ans, surface, err := asker.AskLocked(ctx, req)
+	if ans == tui.AnswerIndividually && err == nil {
+		if err := store.SetIndividually(call.session, call.turn); err != nil {
+			c.warnf("grant state: %v", err)
+		}
+		req.Batch = nil
+		ans, surface, err = asker.AskLocked(ctx, req)
+	}
 	if surface != "" {
 		store.RecordAnswer(call.session, string(d.Access), d.Resolved, string(ans), arrived)
 	}
@@ -223,6 +231,13 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 			return grantOutcome{allow: true, decision: "grant-session", prompted: true}
 		}
 		return grantOutcome{allow: true, decision: "grant-persist", prompted: true}
+	case tui.AnswerIndividually:
+		// picket serve's grant op (the hook asks again itself): later
+		// calls of this turn are asked about one by one.
+		if err := store.SetIndividually(call.session, call.turn); err != nil {
+			c.warnf("grant state: %v", err)
+		}
+		return grantOutcome{decision: "block", prompted: true, note: "the person chose to answer one by one; retry to be asked about this call alone"}
 	case tui.AnswerDenyAll:
 		store.SetDenyAll(call.session, call.turn)
 		return grantOutcome{decision: "block", prompted: true, note: "the person denied this and every further request this turn"}

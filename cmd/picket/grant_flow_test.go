@@ -157,6 +157,27 @@ func (fc *fakeConsole) asked() []tui.Request {
 	return slices.Clone(fc.requests)
 }
 
+// TestBatchOneByOne: answering a batch "one by one" asks about the current
+// call alone at once, and the next denial of the turn is asked about alone
+// too, not as a batch again.
+func TestBatchOneByOne(t *testing.T) {
+	f := newGrantFlow(t)
+	fc := f.console(t, 0, tui.AnswerDeny, tui.AnswerDeny, tui.AnswerIndividually, tui.AnswerOnce, tui.AnswerDeny)
+	for _, n := range []string{"a", "b", "c"} {
+		f.c.askGrant(f.loaded, f.call("Read"), f.block(t, decide.Read, n))
+	}
+	asked := fc.asked()
+	if len(asked) != 4 || len(asked[2].Batch) != 3 || len(asked[3].Batch) != 0 || asked[3].Resolved != filepath.Join(f.outs, "c") {
+		t.Fatalf("asked %d prompts (%+v), want 2 single, the batch, then c alone", len(asked), asked)
+	}
+	if out := f.c.askGrant(f.loaded, f.call("Read"), f.block(t, decide.Read, "d")); out.allow {
+		t.Fatalf("d = %+v, want the console's deny", out)
+	}
+	if asked = fc.asked(); len(asked) != 5 || len(asked[4].Batch) != 0 {
+		t.Fatalf("the call after one by one was asked as %+v, want d alone", asked[len(asked)-1])
+	}
+}
+
 // TestCoalesceConcurrent: two identical requests (same session, access and
 // path) arriving together get one prompt and share its answer.
 func TestCoalesceConcurrent(t *testing.T) {
