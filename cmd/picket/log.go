@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/escape"
 )
 
 func init() { commands["log"] = runLog }
@@ -124,6 +125,9 @@ func (c *cli) parseLogArgs(args []string, now time.Time) (o logOptions, code int
 			return o, 2, false
 		}
 		o.n = n
+	}
+	if n := len(o.filter.Session); n > 0 && n < audit.MinSessionPrefix {
+		c.hintf("--session %s is matched as a whole session id; a prefix needs %d or more characters", escape.Field(o.filter.Session), audit.MinSessionPrefix)
 	}
 	if d := o.filter.Decision; d != "" && !slices.Contains(audit.Decisions(), d) {
 		c.errorf("unknown decision %q: want one of %s", d, strings.Join(audit.Decisions(), ", "))
