@@ -81,6 +81,9 @@ func runLogContext(ctx context.Context, c *cli, args []string) int {
 			return 0 // the reader went away, as with `picket log | head`
 		}
 	}
+	if n := len(o.filter.Session); len(recs) == 0 && n > 0 && n < audit.MinSessionPrefix {
+		c.hintf("--session %s was matched as a whole session id; a prefix needs %d or more characters", escape.Field(o.filter.Session), audit.MinSessionPrefix)
+	}
 	if !o.follow {
 		return 0
 	}
@@ -125,9 +128,6 @@ func (c *cli) parseLogArgs(args []string, now time.Time) (o logOptions, code int
 			return o, 2, false
 		}
 		o.n = n
-	}
-	if n := len(o.filter.Session); n > 0 && n < audit.MinSessionPrefix {
-		c.hintf("--session %s is matched as a whole session id; a prefix needs %d or more characters", escape.Field(o.filter.Session), audit.MinSessionPrefix)
 	}
 	if d := o.filter.Decision; d != "" && !slices.Contains(audit.Decisions(), d) {
 		c.errorf("unknown decision %q: want one of %s", d, strings.Join(audit.Decisions(), ", "))

@@ -145,9 +145,10 @@ func TestLogSessionPrefix(t *testing.T) {
 		if code != 0 || got != tt.want {
 			t.Errorf("picket log --session %s = %d, %q, stdout %q, want %q", tt.session, code, errOut, out, tt.want)
 		}
-		// A prefix too short to be one is said to be taken as a whole id.
+		// A prefix too short to be one, matching nothing, is said to be
+		// taken as a whole id.
 		if hinted := strings.Contains(errOut, "8 or more characters"); hinted != (len(tt.session) < 8) {
-			t.Errorf("picket log --session %s: stderr %q; want a hint exactly when it is under 8 characters", tt.session, errOut)
+			t.Errorf("picket log --session %s: stderr %q; want a hint exactly when it is under 8 characters and matched nothing", tt.session, errOut)
 		}
 	}
 }
