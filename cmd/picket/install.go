@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/sandbox"
 )
@@ -25,8 +26,8 @@ func init() {
 }
 
 const installUsage = `Usage:
-  picket install claude [--project | --user] [--print]
-  picket uninstall claude [--project | --user] [--print]
+  picket install claude [--project | --user] [--print] [--exe P]
+  picket uninstall claude [--project | --user] [--print] [--exe P]
 
 Adds picket's hooks (PreToolUse and PostToolUse on the file tools,
 SessionStart, SessionEnd), the mandatory write denies (as permissions.deny
@@ -57,9 +58,8 @@ func runUninstall(c *cli, args []string) int {
 }
 
 func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.ClaudeInstall) ([]byte, error)) int {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(name+" claude", flag.ContinueOnError) // pi has its own (installPi)
 	fs.SetOutput(c.stderr)
-	fs.Usage = func() { fmt.Fprint(c.stderr, installUsage) }
 	project := fs.Bool("project", false, "")
 	user := fs.Bool("user", false, "")
 	print := fs.Bool("print", false, "")
@@ -73,7 +73,12 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 		return code
 	}
 	agent = append(agent, fs.Args()...)
-	if len(agent) != 1 || agent[0] != "claude" {
+	switch {
+	case len(agent) == 1 && agent[0] != "claude":
+		c.errorf("%s: unknown agent %s: picket installs into claude or pi", name, escape.Field(agent[0]))
+		c.hintf("run 'picket %s claude' or 'picket %s pi'", name, name)
+		return 2
+	case len(agent) != 1:
 		c.errorf("%s needs exactly one agent: claude or pi", name)
 		c.hintf("run 'picket %s claude' or 'picket %s pi'", name, name)
 		return 2

@@ -14,7 +14,7 @@ import (
 
 const installPiUsage = `Usage:
   picket install pi [--user | --project] [--print] [--exe P]
-  picket uninstall pi [--user | --project] [--print]
+  picket uninstall pi [--user | --project] [--print] [--exe P]
 
 Writes picket's extension for the Pi coding agent, with this picket's
 absolute path baked in, where Pi loads it on its next start; uninstall
@@ -33,7 +33,6 @@ these directories (they are mandatory write denies).
 func (c *cli) installPi(name string, args []string) int {
 	fs := flag.NewFlagSet(name+" pi", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
-	fs.Usage = func() { fmt.Fprint(c.stderr, installPiUsage) }
 	user := fs.Bool("user", false, "")
 	project := fs.Bool("project", false, "")
 	print := fs.Bool("print", false, "")

@@ -80,8 +80,15 @@ func helpFirst(name string, args []string) bool {
 // commandUsage is the usage of one command: its lines of the usage text
 // (log has its own, longer one).
 func commandUsage(name string) string {
-	if name == "log" {
+	switch name {
+	case "log":
 		return logUsage
+	case "serve":
+		return serveUsage
+	case "install claude", "uninstall claude":
+		return installUsage
+	case "install pi", "uninstall pi":
+		return installPiUsage
 	}
 	name, _, _ = strings.Cut(name, " ") // "grants revoke" is a grants line
 	var b strings.Builder

@@ -127,7 +127,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--bogus", "--", "true"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
 		{[]string{"prompt", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
 		{[]string{"serve", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
-		{[]string{"install", "codex"}, 2, "", "picket: error: install needs exactly one agent: claude or pi"},
+		{[]string{"install", "codex"}, 2, "", "picket: error: install: unknown agent codex: picket installs into claude or pi"},
+		{[]string{"install"}, 2, "", "picket: error: install needs exactly one agent: claude or pi"},
+		// The agent's own usage, once, on stdout (it also went to stderr).
+		{[]string{"install", "claude", "--help"}, 0, "  --exe P    picket executable the hook command runs", ""},
+		{[]string{"uninstall", "pi", "--help"}, 0, "picket uninstall pi [--user | --project] [--print] [--exe P]", ""},
+		{[]string{"serve", "--help"}, 0, "Answers NDJSON requests on stdin", ""},
 	}
 	for _, name := range []string{"check", "show", "validate", "lint", "init", "run", "prompt", "console",
 		"grants", "log", "install", "uninstall", "serve", "version"} {

@@ -99,17 +99,17 @@ Usage:
   picket validate [FILE]
   picket lint [--cwd DIR] [--config FILE] [--json] [--strict]
   picket init [--template NAME] [--force] [--cwd DIR]
-  picket hook [--agent claude] [--headless]
-  picket serve
+  picket hook [--agent claude] [--headless] [--deadline DUR]
+  picket serve [--agent pi]
   picket run [--cwd DIR] [--config FILE] [--session ID] [--unsandboxed] -- COMMAND [ARGS...]
   picket --shell-prefix COMMANDLINE   (Claude Code's CLAUDE_CODE_SHELL_PREFIX)
   picket prompt [--request FILE] [--answer FILE] [--tty PATH]
   picket console [--socket PATH]
   picket grants [--session ID] [--json]
   picket grants revoke ACCESS PATH [--session ID]
-  picket log [-f] [--json] [--session ID] [--decision D] [--since DUR] [N]
-  picket install claude|pi [--project | --user] [--print]
-  picket uninstall claude|pi [--project | --user]
+  picket log [-f] [--json] [--session ID] [--decision D] [--since WHEN] [--file PATH] [N]
+  picket install claude|pi [--project | --user] [--print] [--exe P]
+  picket uninstall claude|pi [--project | --user] [--print] [--exe P]
   picket version
   picket help
 

@@ -47,7 +47,6 @@ README's protocol reference.
 func runServe(c *cli, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
-	fs.Usage = func() { fmt.Fprint(c.stderr, serveUsage) }
 	agent := fs.String("agent", "pi", "the agent whose tool calls arrive (pi or claude)")
 	if _, code, ok := c.parseFlags(fs, args, false); !ok {
 		return code
