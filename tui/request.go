@@ -25,6 +25,9 @@ type Request struct {
 	// created, extending PersistExtends ("@base" or "code").
 	PersistCreates bool   `json:"persistCreates"`
 	PersistExtends string `json:"persistExtends"`
+	// PersistNote says why persist is not offered, when the person could
+	// not guess it (the path is a directory).
+	PersistNote string `json:"persistNote,omitempty"`
 	// Batch, when non-empty, turns the prompt into a batch prompt over these
 	// requests (the paths denied so far this turn plus the pending ones).
 	Batch []BatchItem `json:"batch,omitempty"`

@@ -60,6 +60,9 @@ func (m Model) askLines() []string {
 	}
 	items = append(items, "[d] deny")
 	out = append(out, m.options(items)...)
+	if !r.CanPersist && r.PersistNote != "" {
+		out = append(out, wordwrap(Escape(r.PersistNote), m.cols())...)
+	}
 	return append(out, m.status("Enter/Esc deny")...)
 }
 

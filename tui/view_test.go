@@ -63,6 +63,17 @@ func escapeRequest() Request {
 	return r
 }
 
+// dirRequest is a Grep whose root is blocked: persist is not offered, and
+// the prompt says why.
+func dirRequest() Request {
+	r := readRequest()
+	r.Tool, r.Access = "Grep", "list"
+	r.Path, r.Resolved = "/home/me/notes", "/home/me/notes"
+	r.CanPersist, r.PersistTarget = false, ""
+	r.PersistNote = "persist is not offered for a directory: an allow entry for it would open everything below it in every later session"
+	return r
+}
+
 func TestView(t *testing.T) {
 	persistCreates := readRequest()
 	persistCreates.PersistCreates = true
@@ -82,6 +93,7 @@ func TestView(t *testing.T) {
 		{"persist-confirm-creates", persistCreates, 80, []tea.Msg{armed, key("p"), armMsg{id: 2}}},
 		{"narrow-long-path", longPathRequest(), 40, []tea.Msg{armed}},
 		{"escaped-path", escapeRequest(), 80, []tea.Msg{armed}},
+		{"directory-no-persist", dirRequest(), 80, []tea.Msg{armed}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -141,21 +141,66 @@ func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Deci
 		Path: d.Path, Resolved: d.Resolved, Layer: string(d.Layer), Rule: d.Rule, Pattern: d.Pattern, Source: d.Source,
 		TimeoutSeconds: promptTimeout(loaded.Settings.Prompt.TimeoutSeconds),
 	}
-	root := persist.ProjectRoot(call.cwd)
-	file, exists := persist.Target(root)
-	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err == nil && ok && c.takesEffect(loaded, file, exists) {
-		req.CanPersist, req.PersistTarget, req.PersistCreates = true, file, !exists
-		req.PersistExtends = "code"
-		if c.userConfigExists(loaded) {
-			req.PersistExtends = "@base"
-		}
-	}
+	c.offerPersist(&req, loaded, call, d)
 	if turn.Batch {
 		for _, x := range turn.Denied {
 			req.Batch = append(req.Batch, tui.BatchItem{Tool: x.Tool, Access: x.Access, Path: x.Path, Resolved: x.Path})
 		}
 	}
 	return req
+}
+
+// offerPersist sets req's persist fields: [p] is offered only when an
+// allow entry would lift this block, in the file the policy in force reads,
+// for a path that is not a directory. When persist is not offered for a
+// reason the person could not guess, the prompt says why.
+func (c *cli) offerPersist(req *tui.Request, loaded *decide.Loaded, call grantCall, d decide.Decision) {
+	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err != nil || !ok {
+		return
+	}
+	file, exists := persist.Target(persist.ProjectRoot(call.cwd))
+	if !c.takesEffect(loaded, file, exists) {
+		return
+	}
+	if isDir(d) {
+		// Under fence semantics an allow entry for a directory opens its
+		// whole subtree, in every later session; a grant is one exact path.
+		req.PersistNote = "persist is not offered for a directory: an allow entry for it would open everything below it in every later session"
+		return
+	}
+	req.CanPersist, req.PersistTarget, req.PersistCreates = true, file, !exists
+	req.PersistExtends = "code"
+	if c.userConfigExists(loaded) {
+		req.PersistExtends = "@base"
+	}
+}
+
+// isDir reports whether the block is on a directory: a listing, or a path
+// that is a directory now.
+func isDir(d decide.Decision) bool {
+	if d.Access == decide.List {
+		return true
+	}
+	fi, err := os.Stat(d.Resolved)
+	return err == nil && fi.IsDir()
+}
+
+// persistOptions is the persist of d into file, the project's policy file
+// the person confirms.
+func (c *cli) persistOptions(loaded *decide.Loaded, call grantCall, d decide.Decision, file string) persist.Options {
+	access := string(d.Access)
+	if d.Access == decide.List {
+		access = string(decide.Read)
+	}
+	// Never through a symlink into system config, the user's global fence
+	// config or picket's own state. (The executable's directory is not
+	// refused: it is often /tmp or ~/bin, which hold projects too.)
+	return persist.Options{
+		Root: persist.ProjectRoot(call.cwd), File: file, Access: access, Path: d.Resolved,
+		UserConfigExists: c.userConfigExists(loaded),
+		Validate:         validateSource,
+		Refuse:           []string{"/etc", loaded.Env.UserConfigDir(), loaded.Env.StateDir()},
+	}
 }
 
 // takesEffect reports whether an entry persisted into file would be read
@@ -249,23 +294,13 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 // file the person confirmed. Only this path, after the person's explicit
 // "y", ever edits a policy file.
 func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decision, target string) error {
-	// Never through a symlink into system config, the user's global fence
-	// config or picket's own state. (The executable's directory is not
-	// refused: it is often /tmp or ~/bin, which hold projects too.)
-	refuse := []string{"/etc", loaded.Env.UserConfigDir(), loaded.Env.StateDir()}
-	access := string(d.Access)
-	if d.Access == decide.List {
-		access = string(decide.Read)
-	}
 	if file, exists := persist.Target(persist.ProjectRoot(call.cwd)); !c.takesEffect(loaded, file, exists) {
 		return fmt.Errorf("an entry in %s would not change the policy in force in %s", file, call.cwd)
 	}
-	res, err := persist.Grant(persist.Options{
-		Root: persist.ProjectRoot(call.cwd), File: target, Access: access, Path: d.Resolved,
-		UserConfigExists: c.userConfigExists(loaded),
-		Validate:         validateSource,
-		Refuse:           refuse,
-	})
+	if isDir(d) {
+		return fmt.Errorf("%s is a directory: an allow entry would open everything below it", d.Resolved)
+	}
+	res, err := persist.Grant(c.persistOptions(loaded, call, d, target))
 	if err == nil && !res.AlreadyPresent {
 		// Picket's own write, should a sandboxed command be running.
 		if terr := sandbox.TrustWrite(loaded.Env.StateDir(), res.Resolved); terr != nil {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/tui"
+)
+
+// TestPersistNotOfferedForDirectory: an allow entry for a directory opens
+// its whole subtree in every later session, while a grant is one exact
+// path; so a block on a directory (a Grep/Glob/LS root, or a Read of one)
+// offers once and session only, says why, and a persist answer that
+// arrives anyway writes nothing.
+func TestPersistNotOfferedForDirectory(t *testing.T) {
+	f := newGrantFlow(t)
+	dir := filepath.Join(f.outs, "dir")
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	for _, a := range []decide.Access{decide.List, decide.Read} {
+		d := f.block(t, a, "dir")
+		req := f.c.promptRequest(f.loaded, f.call("Grep"), d, f.turn())
+		if req.CanPersist || !strings.Contains(req.PersistNote, "directory") {
+			t.Errorf("%s of a directory: canPersist %v, note %q; want no persist and a note naming the directory", a, req.CanPersist, req.PersistNote)
+		}
+		out := f.c.carryOut(f.loaded, f.call("Grep"), d, tui.AnswerPersist, f.turn(), filepath.Join(f.proj, "fence.jsonc"))
+		if out.decision == "grant-persist" {
+			t.Errorf("%s of a directory answered persist = %+v, want no persist", a, out)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.proj, "fence.jsonc")); strings.Contains(string(b), dir) {
+		t.Fatalf("fence.jsonc names the directory:\n%s", b)
+	}
+	// A file still offers persist.
+	os.WriteFile(filepath.Join(f.outs, "notes.txt"), []byte("x"), 0o644)
+	if req := f.c.promptRequest(f.loaded, f.call("Read"), f.block(t, decide.Read, "notes.txt"), f.turn()); !req.CanPersist {
+		t.Errorf("read of a file: persist not offered (%q)", req.PersistNote)
+	}
+}
