@@ -81,8 +81,9 @@ func runRun(c *cli, args []string) int {
 	dir := loaded.Env.Cwd
 	env := stripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
 	if *unsandboxed {
+		c.warnf("--unsandboxed: the command runs without the shell sandbox; the policy does not hold for it")
 		c.audit(loaded, audit.Entry{Session: *session, Decision: "run", Command: commandLine(cmd), Cwd: dir,
-			Reason: "picket: warning: --unsandboxed: the command ran without the shell sandbox"})
+			Reason: "--unsandboxed: the command ran without the shell sandbox"})
 		return c.runPlain(cmd, dir, env)
 	}
 	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead, *session)

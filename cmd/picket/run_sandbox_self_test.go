@@ -118,6 +118,9 @@ func TestRunRefuses(t *testing.T) {
 		if _, err := os.Stat(marker); err != nil {
 			t.Error("the command did not run")
 		}
+		if !strings.Contains(stderr, "picket: warning: --unsandboxed") {
+			t.Errorf("stderr = %q, want a warning that the command ran unsandboxed", stderr)
+		}
 		e := lastAudit(t, w.home)
 		if e["decision"] != "run" || e["session"] != "s1" || !strings.Contains(fmt.Sprint(e["reason"]), "unsandboxed") {
 			t.Errorf("audit line = %v, want a run entry saying unsandboxed", e)
