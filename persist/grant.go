@@ -57,6 +57,10 @@ type Options struct {
 	// Now is the clock for backup names and the scaffold comment; nil means
 	// time.Now.
 	Now func() time.Time
+	// Resolved, when set, is the file the person was shown ([Check]'s
+	// Result.Resolved): Grant writes there or nowhere, so a symlink
+	// retargeted after the confirm yields an error wrapping [ErrChanged].
+	Resolved string
 
 	// beforeCommit, when set (tests only), runs after <file>.tmp is written
 	// and before the rename.
@@ -109,7 +113,47 @@ func Grant(o Options) (Result, error) {
 	if again.Resolved != res.Resolved {
 		return again, fmt.Errorf("%s now leads to %s, not %s: %w", again.File, again.Resolved, res.Resolved, ErrChanged)
 	}
+	if o.Resolved != "" && again.Resolved != o.Resolved {
+		return again, fmt.Errorf("%s now leads to %s, not %s as confirmed: %w", again.File, again.Resolved, o.Resolved, ErrChanged)
+	}
 	return o.edit(again, key, exists)
+}
+
+// Check is a dry run of [Grant]: it names the file Grant would write (its
+// symlinks resolved, in Result.Resolved) and returns the error Grant would
+// give for the file as it is now, writing nothing: a refused or dangling
+// target, a path no entry spells, malformed JSONC, an edit that fails
+// [Options.Validate], or a file or directory this process cannot write.
+// The caller checks before offering a persist, so a person is never asked
+// to confirm one that will be refused, and shows Result.Resolved.
+func Check(o Options) (Result, error) {
+	key, err := arrayKey(o.Access)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkPath(o.Path); err != nil {
+		return Result{}, err
+	}
+	res, exists, err := o.target()
+	if err != nil {
+		return res, err
+	}
+	src := scaffold(baseFor(o.UserConfigExists), o.Access, "")
+	if exists {
+		if _, src, err = read(res.Resolved); err != nil {
+			return res, err
+		}
+	}
+	out, present, err := addEntry(src, key, decide.LiteralPattern(o.Path))
+	if err != nil {
+		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
+	}
+	if !present && o.Validate != nil {
+		if err := o.Validate(res.File, out); err != nil {
+			return res, fmt.Errorf("refusing to write %s: the edit fails validation: %w", res.File, err)
+		}
+	}
+	return res, writable(res.Resolved, exists)
 }
 
 // target names the file to edit, checks it is the one the person

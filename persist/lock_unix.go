@@ -4,7 +4,9 @@ package persist
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,4 +29,19 @@ func lockDir(dir string) (unlock func(), err error) {
 		return nil, fmt.Errorf("failed to lock: %w", &os.PathError{Op: "flock", Path: dir, Err: err})
 	}
 	return func() { d.Close() }, nil
+}
+
+// writable reports, as an error keeping its errno, whether this process may
+// replace file (write its directory, and the file when it exists): the
+// tmp-and-rename write needs both.
+func writable(file string, exists bool) error {
+	for _, name := range []string{filepath.Dir(file), file} {
+		if name == file && !exists {
+			continue
+		}
+		if err := unix.Access(name, unix.W_OK); err != nil {
+			return fmt.Errorf("cannot write %s: %w", file, &fs.PathError{Op: "access", Path: name, Err: err})
+		}
+	}
+	return nil
 }

@@ -25,8 +25,11 @@ type Request struct {
 	// created, extending PersistExtends ("@base" or "code").
 	PersistCreates bool   `json:"persistCreates"`
 	PersistExtends string `json:"persistExtends"`
+	// PersistResolved is the file a persist really writes: PersistTarget
+	// with its symlinks resolved. The confirm names it.
+	PersistResolved string `json:"persistResolved,omitempty"`
 	// PersistNote says why persist is not offered, when the person could
-	// not guess it (the path is a directory).
+	// not guess it (the path is a directory, the file would be refused).
 	PersistNote string `json:"persistNote,omitempty"`
 	// Batch, when non-empty, turns the prompt into a batch prompt over these
 	// requests (the paths denied so far this turn plus the pending ones).

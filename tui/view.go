@@ -86,7 +86,14 @@ func (m Model) confirmLines() []string {
 	r := m.req
 	out := []string{"Persist"}
 	out = append(out, m.pathLines(r.Resolved, "", "", m.cols())...)
-	out = append(out, indentFirst(wrap(Escape(r.PersistTarget)+"? [y/N]", m.cols()-3), "to ", "   ")...)
+	file := r.PersistTarget
+	if r.PersistResolved != "" {
+		file = r.PersistResolved
+	}
+	out = append(out, indentFirst(wrap(Escape(file)+"? [y/N]", m.cols()-3), "to ", "   ")...)
+	if file != r.PersistTarget {
+		out = append(out, indentFirst(wrap(Escape(r.PersistTarget), m.cols()-7), "   via ", "       ")...)
+	}
 	out = append(out, "")
 	note := fmt.Sprintf("This allows %s of this path in every later session.", Escape(orDash(r.Access)))
 	out = append(out, wordwrap(note, m.cols())...)

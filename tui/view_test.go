@@ -78,6 +78,8 @@ func TestView(t *testing.T) {
 	persistCreates := readRequest()
 	persistCreates.PersistCreates = true
 	persistCreates.PersistExtends = "code"
+	persistViaSymlink := readRequest()
+	persistViaSymlink.PersistResolved = "/home/me/shared/fence.jsonc"
 
 	tests := []struct {
 		name  string
@@ -94,6 +96,7 @@ func TestView(t *testing.T) {
 		{"narrow-long-path", longPathRequest(), 40, []tea.Msg{armed}},
 		{"escaped-path", escapeRequest(), 80, []tea.Msg{armed}},
 		{"directory-no-persist", dirRequest(), 80, []tea.Msg{armed}},
+		{"persist-confirm-via-symlink", persistViaSymlink, 80, []tea.Msg{armed, key("p"), armMsg{id: 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

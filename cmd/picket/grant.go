@@ -66,6 +66,7 @@ func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision)
 	if err != nil {
 		c.warnf("prompt: %v", err)
 	}
+	call.persistResolved = req.PersistResolved
 	return c.carryOut(loaded, call, d, ans, turn, req.PersistTarget)
 }
 
@@ -133,6 +134,9 @@ func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d 
 // grantCall is the part of a tool call the grant flow needs.
 type grantCall struct {
 	agent, session, turn, cwd, tool string
+	// persistResolved is the policy file the person was shown as the one
+	// a persist writes; a persist writes there or nowhere.
+	persistResolved string
 }
 
 func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Decision, turn grants.TurnState) tui.Request {
@@ -152,8 +156,10 @@ func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Deci
 
 // offerPersist sets req's persist fields: [p] is offered only when an
 // allow entry would lift this block, in the file the policy in force reads,
-// for a path that is not a directory. When persist is not offered for a
-// reason the person could not guess, the prompt says why.
+// for a path that is not a directory, and when persist.Check finds the
+// write would go through. The person is shown the file that will really be
+// written (a symlinked fence.jsonc resolved), and, when persist is not
+// offered for a reason they could not guess, why.
 func (c *cli) offerPersist(req *tui.Request, loaded *decide.Loaded, call grantCall, d decide.Decision) {
 	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err != nil || !ok {
 		return
@@ -168,7 +174,13 @@ func (c *cli) offerPersist(req *tui.Request, loaded *decide.Loaded, call grantCa
 		req.PersistNote = "persist is not offered for a directory: an allow entry for it would open everything below it in every later session"
 		return
 	}
+	res, err := persist.Check(c.persistOptions(loaded, call, d, file))
+	if err != nil {
+		req.PersistNote = "persist is not offered: " + err.Error()
+		return
+	}
 	req.CanPersist, req.PersistTarget, req.PersistCreates = true, file, !exists
+	req.PersistResolved = res.Resolved
 	req.PersistExtends = "code"
 	if c.userConfigExists(loaded) {
 		req.PersistExtends = "@base"
@@ -300,7 +312,9 @@ func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decis
 	if isDir(d) {
 		return fmt.Errorf("%s is a directory: an allow entry would open everything below it", d.Resolved)
 	}
-	res, err := persist.Grant(c.persistOptions(loaded, call, d, target))
+	o := c.persistOptions(loaded, call, d, target)
+	o.Resolved = call.persistResolved
+	res, err := persist.Grant(o)
 	if err == nil && !res.AlreadyPresent {
 		// Picket's own write, should a sandboxed command be running.
 		if terr := sandbox.TrustWrite(loaded.Env.StateDir(), res.Resolved); terr != nil {

@@ -39,3 +39,45 @@ func TestPersistNotOfferedForDirectory(t *testing.T) {
 		t.Errorf("read of a file: persist not offered (%q)", req.PersistNote)
 	}
 }
+
+// TestPersistOfferNamesRealFile: the persist confirm names the file that
+// will be written (a symlinked fence.jsonc resolved), and a target persist
+// would refuse (a link into the user's fence config dir) is not offered.
+func TestPersistOfferNamesRealFile(t *testing.T) {
+	t.Run("shared", func(t *testing.T) {
+		f := newGrantFlow(t)
+		shared := filepath.Join(filepath.Dir(f.proj), "shared", "fence.jsonc")
+		f.relink(t, shared)
+		req := f.c.promptRequest(f.loaded, f.call("Read"), f.block(t, decide.Read, "notes.txt"), f.turn())
+		if !req.CanPersist || req.PersistResolved != shared || req.PersistTarget != filepath.Join(f.proj, "fence.jsonc") {
+			t.Fatalf("persist offer = %v, resolved %q, target %q; want the real file %s", req.CanPersist, req.PersistResolved, req.PersistTarget, shared)
+		}
+	})
+	t.Run("user config", func(t *testing.T) {
+		f := newGrantFlow(t)
+		f.relink(t, filepath.Join(f.home, "config", "fence", "fence.jsonc"))
+		req := f.c.promptRequest(f.loaded, f.call("Read"), f.block(t, decide.Read, "notes.txt"), f.turn())
+		if req.CanPersist || !strings.Contains(req.PersistNote, "refusing") {
+			t.Fatalf("persist into the user's fence config: canPersist %v, note %q; want not offered, saying why", req.CanPersist, req.PersistNote)
+		}
+	})
+}
+
+// relink moves the project's fence.jsonc to target and leaves a symlink to
+// it in its place, then reloads the policy.
+func (f *grantFlow) relink(t *testing.T, target string) {
+	t.Helper()
+	file := filepath.Join(f.proj, "fence.jsonc")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	if err := os.Rename(file, target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, file); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := f.c.loadPolicy(f.proj, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.loaded = loaded
+}
