@@ -28,9 +28,13 @@ func TestCheck(t *testing.T) {
 			func(root string) string { return filepath.Join(root, "fence.jsonc") }, "", nil},
 		{"none yet", func(string) {},
 			func(root string) string { return filepath.Join(root, "fence.jsonc") }, "", nil},
-		{"symlink to a shared file", func(root string) { os.Symlink(filepath.Join(shared, "fence.jsonc"), filepath.Join(root, "fence.jsonc")) },
+		{"symlink to a shared file", func(root string) {
+			os.Symlink(filepath.Join(shared, "fence.jsonc"), filepath.Join(root, "fence.jsonc"))
+		},
 			func(string) string { return filepath.Join(shared, "fence.jsonc") }, "", nil},
-		{"symlink into a refused dir", func(root string) { os.Symlink(filepath.Join(refused, "fence.jsonc"), filepath.Join(root, "fence.jsonc")) },
+		{"symlink into a refused dir", func(root string) {
+			os.Symlink(filepath.Join(refused, "fence.jsonc"), filepath.Join(root, "fence.jsonc"))
+		},
 			nil, "resolves into", ErrRefused},
 		{"dangling symlink", func(root string) { os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "fence.jsonc")) },
 			nil, "dangling", nil},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/grants"
 	"github.com/picketdev/picket/tui"
 )
 
@@ -198,3 +199,5 @@ func TestCoalesceConcurrent(t *testing.T) {
 		t.Fatalf("%d prompts, outcomes %+v; want one prompt whose answer both take", n, outs)
 	}
 }
+
+func (f *grantFlow) turn() grants.TurnState { return grants.TurnState{} }
