@@ -30,15 +30,21 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string { return e.What }
 
-// Hint says how to fix it.
+// Hint says how to fix it, or to run unfenced with --unsandboxed.
 func (e *UnavailableError) Hint() string {
+	return e.HintOr("run with --unsandboxed to accept running unfenced")
+}
+
+// HintOr says how to fix it, or else what unfenced says: the way to run
+// without the sandbox where --unsandboxed cannot be typed.
+func (e *UnavailableError) HintOr(unfenced string) string {
 	if e.Fix != "" {
 		return e.Fix
 	}
 	if e.Userns {
-		return "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces > 0; on Ubuntu, an AppArmor profile for bwrap), or run with --unsandboxed to accept running unfenced"
+		return "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces > 0; on Ubuntu, an AppArmor profile for bwrap), or " + unfenced
 	}
-	return "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or run with --unsandboxed to accept running unfenced"
+	return "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or " + unfenced
 }
 
 // FindBwrap returns bubblewrap's path in PATH (a list like $PATH), or "".

@@ -27,6 +27,9 @@ type cli struct {
 	// modes, when set, returns a session's own mode (picket serve keeps
 	// them; one session switching mode never changes another's).
 	modes func(session string) decide.Mode
+	// shellPrefix marks a run for Claude Code's CLAUDE_CODE_SHELL_PREFIX,
+	// where no one can add --unsandboxed.
+	shellPrefix bool
 }
 
 // extendDeadline gives the running hook d more time from now.

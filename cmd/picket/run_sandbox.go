@@ -90,7 +90,11 @@ func runRun(c *cli, args []string) int {
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) {
 		c.errorf("cannot sandbox the command, so it did not run: %v", ue)
-		c.hintf("%s", ue.Hint())
+		if c.shellPrefix {
+			c.hintf("%s", ue.HintOr("run 'picket uninstall claude' to take the shell sandbox out of Claude Code's settings (Bash then runs unfenced)"))
+		} else {
+			c.hintf("%s", ue.Hint())
+		}
 		return exitUnavailable
 	}
 	if err != nil {

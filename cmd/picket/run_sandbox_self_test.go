@@ -87,16 +87,24 @@ func TestRunRefuses(t *testing.T) {
 	w := newEscapeWorld(t)
 	marker := filepath.Join(w.ws, "ran")
 	cmd := []string{"run", "--", "/bin/sh", "-c", ": > " + marker}
+	// As Claude Code runs a Bash command through the shell prefix, where
+	// no one can add --unsandboxed.
+	prefix := []string{"--shell-prefix", ": > " + marker}
 	for _, tc := range []struct {
 		name string
 		env  []string
+		args []string
 		want []string
 	}{
-		{"no-bwrap", []string{"PATH=/nonexistent"}, []string{"bubblewrap", "apt-get install bubblewrap", "did not run"}},
-		{"no-userns", []string{probeEnv + "=exit 1"}, []string{"user namespaces", "did not run"}},
+		{"no-bwrap", []string{"PATH=/nonexistent"}, cmd, []string{"bubblewrap", "apt-get install bubblewrap", "did not run", "--unsandboxed"}},
+		{"no-userns", []string{probeEnv + "=exit 1"}, cmd, []string{"user namespaces", "did not run"}},
+		{"prefix-no-bwrap", []string{"PATH=/nonexistent"}, prefix, []string{"apt-get install bubblewrap", "did not run", "picket uninstall claude"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := pk(t, w.bin, w.ws, w.env(tc.env...), cmd...)
+			code, _, stderr := pk(t, w.bin, w.ws, w.env(tc.env...), tc.args...)
+			if tc.args[0] == "--shell-prefix" && strings.Contains(stderr, "--unsandboxed") {
+				t.Errorf("the shell prefix's hint offers --unsandboxed, which Claude Code cannot pass: %s", stderr)
+			}
 			if code != 126 {
 				t.Errorf("picket run = %d, want 126; stderr: %s", code, stderr)
 			}

@@ -52,6 +52,7 @@ func runShellPrefix(c *cli, args []string) int {
 	if snap := c.claudeSnapshots(); snap != "" {
 		run = append(run, "--read", snap)
 	}
+	c.shellPrefix = true
 	return runRun(c, append(run, "--", "bash", "-c", line))
 }
 
