@@ -33,6 +33,9 @@ type SessionGrant struct {
 // closed: on any error, such as a corrupt session file, it returns false.
 func (s Store) Has(session, access, path string) (bool, error) {
 	st, err := s.load(session)
+	if errors.Is(err, ErrUntrusted) && s.Warn != nil {
+		s.Warn(err)
+	}
 	if err != nil {
 		return false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,7 +27,20 @@ type Store struct {
 	Dir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Warn, when set, is told why [Store.Has] ignored a session file it
+	// does not trust (see [ErrUntrusted]); the lookup itself only fails.
+	Warn func(error)
 }
+
+// ErrUntrusted is wrapped by the error for session state picket does not
+// trust, and ignores: a session file that is not a regular file owned by
+// the effective uid and writable by it alone, or a Dir that is a symlink,
+// owned by another uid or writable by group or others. Any of those could
+// hold a grant another user wrote.
+var ErrUntrusted = errors.New("untrusted session state")
+
+// maxStateSize bounds a session file read.
+const maxStateSize = 4 << 20
 
 // DefaultDir returns $XDG_STATE_HOME/picket/sessions, falling back to
 // ~/.local/state when xdgStateHome is empty or relative (as the XDG base
@@ -128,12 +142,12 @@ func (s Store) load(session string) (state, error) {
 
 func (s Store) loadBase(base, session string) (state, error) {
 	file := s.path(base, ".json")
-	b, err := os.ReadFile(file)
+	b, err := s.read(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return state{Version: stateVersion, Session: session}, nil
 	}
 	if err != nil {
-		return state{}, fmt.Errorf("failed to read session file: %w", err)
+		return state{}, err
 	}
 	var st state
 	if err := json.Unmarshal(b, &st); err != nil {
@@ -143,6 +157,58 @@ func (s Store) loadBase(base, session string) (state, error) {
 		return state{}, fmt.Errorf("corrupt session file %s: version %d for session %q", file, st.Version, st.Session)
 	}
 	return st, nil
+}
+
+// read returns the content of a session file, or an error wrapping
+// [ErrUntrusted] when it or Dir is not to be trusted. The file is opened
+// without following a symlink and without blocking, so a FIFO planted in
+// its place is refused, not waited on.
+func (s Store) read(file string) ([]byte, error) {
+	if err := s.checkDir(); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(file, os.O_RDONLY|openNoFollow, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%w: %s is a symlink", ErrUntrusted, file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read session file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("failed to read session file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrUntrusted, file)
+	}
+	if err := ours(file, fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("failed to read session file: %w", err)
+	}
+	if len(b) > maxStateSize {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrUntrusted, file, maxStateSize)
+	}
+	return b, nil
+}
+
+// checkDir reports whether Dir is to be trusted: a directory, not a
+// symlink, owned by the effective uid and writable by it alone. A missing
+// Dir is an error wrapping fs.ErrNotExist.
+func (s Store) checkDir() error {
+	fi, err := os.Lstat(s.Dir)
+	switch {
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a symlink", ErrUntrusted, s.Dir)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a directory", ErrUntrusted, s.Dir)
+	}
+	return ours(s.Dir, fi)
 }
 
 // update applies fn to the session's state under its lock and saves the
@@ -196,12 +262,17 @@ func (s Store) save(base string, st state) error {
 }
 
 // mkdir creates Dir with mode 0700, and tightens an existing Dir to 0700.
+// It refuses a Dir that [Store.checkDir] does not trust: files someone
+// else could have put there are not to be written beside.
 func (s Store) mkdir() error {
 	if s.Dir == "" {
 		return errors.New("no session state directory")
 	}
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("failed to create session state directory: %w", err)
+	}
+	if err := s.checkDir(); err != nil {
+		return err
 	}
 	fi, err := os.Stat(s.Dir)
 	if err != nil {

@@ -33,9 +33,14 @@ type grantOutcome struct {
 	note     string // appended to the block reason, e.g. why no prompt was shown
 }
 
-// grantStore is the session grant store in picket's state dir.
+// grantStore is the session grant store in picket's state dir. A session
+// file it does not trust is ignored, with a warning: the call is judged as
+// if the session held no grant.
 func (c *cli) grantStore() grants.Store {
-	return grants.Store{Dir: grants.DefaultDir(c.getenv("HOME"), c.getenv("XDG_STATE_HOME"))}
+	return grants.Store{
+		Dir:  grants.DefaultDir(c.getenv("HOME"), c.getenv("XDG_STATE_HOME")),
+		Warn: func(err error) { c.warnf("ignoring session grants: %v", err) },
+	}
 }
 
 // headless reports whether no person can be asked: CI, --headless, or the
