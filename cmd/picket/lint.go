@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/lint"
@@ -49,7 +50,7 @@ func runLint(c *cli, args []string) int {
 			b, _ := json.Marshal(struct {
 				Kind string `json:"kind"`
 				sandbox.Note
-			}{"file-tools-only", n})
+			}{noteKind(n), n})
 			fmt.Fprintf(c.stdout, "%s\n", b)
 			continue
 		}
@@ -61,8 +62,18 @@ func runLint(c *cli, args []string) int {
 	return 0
 }
 
-// noteLine is one file-tools-only note: "source: note: field pattern: msg
-// [file-tools-only]", escaped as a whole: the note quotes policy text.
+// noteKind is "file-tools-only" for a rule the file tools enforce and the
+// shell only partly, and "not-enforced" for network domains, which
+// nothing filters yet.
+func noteKind(n sandbox.Note) string {
+	if strings.HasPrefix(n.Field, "network.") {
+		return "not-enforced"
+	}
+	return "file-tools-only"
+}
+
+// noteLine is one note: "source: note: field pattern: msg [kind]",
+// escaped as a whole: the note quotes policy text.
 func noteLine(n sandbox.Note) string {
 	where := n.Source
 	if where == "" {
@@ -72,5 +83,5 @@ func noteLine(n sandbox.Note) string {
 	if n.Pattern != "" {
 		what += " " + escape.Field(n.Pattern)
 	}
-	return escape.Text(fmt.Sprintf("%s: note: %s: %s [file-tools-only]", escape.Field(where), what, n.Msg))
+	return escape.Text(fmt.Sprintf("%s: note: %s: %s [%s]", escape.Field(where), what, n.Msg, noteKind(n)))
 }
