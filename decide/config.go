@@ -170,16 +170,25 @@ const maxDepth = 10
 
 // chain reads name and what it extends, base first.
 func (r *resolver) chain(name string, depth int, seen []*source) ([]*source, error) {
+	// A problem with an extended file is placed at the extends that named
+	// it, so the person knows which file to fix.
+	via := func(err error) error {
+		if len(seen) == 0 {
+			return err
+		}
+		last := seen[len(seen)-1]
+		return fmt.Errorf("%s: extends %q: %w", last.at("/extends"), last.cfg.Extends, err)
+	}
 	if depth > maxDepth {
-		return nil, fmt.Errorf("%s: extends goes deeper than %d levels", name, maxDepth)
+		return nil, via(fmt.Errorf("%s: extends goes deeper than %d levels", name, maxDepth))
 	}
 	s, err := r.read(name)
 	if err != nil {
-		return nil, err
+		return nil, via(err)
 	}
 	for _, prev := range seen {
 		if sameSource(prev, s) {
-			return nil, fmt.Errorf("extends cycle: %s", cycleText(seen, s))
+			return nil, via(fmt.Errorf("extends cycle: %s", cycleText(seen, s)))
 		}
 	}
 	seen = append(seen, s)
@@ -195,6 +204,18 @@ func (r *resolver) chain(name string, depth int, seen []*source) ([]*source, err
 		return nil, err
 	}
 	return append(bases, s), nil
+}
+
+// at names a place in s as "file:line:col" (the file alone when the place
+// cannot be found, and for built-in templates).
+func (s *source) at(pointer string) string {
+	if strings.HasPrefix(s.name, "builtin:") {
+		return s.name
+	}
+	if line, col := schema.Position(s.src, pointer); line > 0 {
+		return fmt.Sprintf("%s:%d:%d", s.name, line, col)
+	}
+	return s.name
 }
 
 func sameSource(a, b *source) bool {
@@ -228,7 +249,7 @@ func (r *resolver) extendsTarget(s *source) (string, error) {
 			return "", fmt.Errorf("%s: a built-in template cannot extend a file", s.name)
 		}
 		if ext := filepath.Ext(v); ext != ".jsonc" && ext != ".json" {
-			return "", fmt.Errorf("%s: extends %q: a policy file's name must end in .jsonc or .json", s.name, v)
+			return "", fmt.Errorf("%s: extends %q: a policy file's name must end in .jsonc or .json", s.at("/extends"), v)
 		}
 		if strings.HasPrefix(v, "~/") {
 			return filepath.Join(r.env.Home, v[2:]), nil
@@ -239,7 +260,7 @@ func (r *resolver) extendsTarget(s *source) (string, error) {
 		return filepath.Join(filepath.Dir(s.name), v), nil
 	}
 	if _, ok := Template(v); !ok {
-		return "", fmt.Errorf("%s: extends %q: no such template (have %s)", s.name, v, strings.Join(Templates(), ", "))
+		return "", fmt.Errorf("%s: extends %q: no such template (have %s)", s.at("/extends"), v, strings.Join(Templates(), ", "))
 	}
 	return "builtin:" + v, nil
 }

@@ -424,6 +424,21 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 	if _, err := decide.Load(tr.env("ws")); !errors.As(err, &pe) {
 		t.Errorf("Load error = %T, want *decide.ProblemsError", err)
 	}
+	// A base that cannot be had names the extends that asked for it.
+	for _, tt := range []struct{ name, extends, want string }{
+		{"missing file", "./gone.jsonc", "no such file"},
+		{"unknown template", "nosuch", "no such template"},
+		{"cycle", "./fence.jsonc", "extends cycle"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			f := tr.writeFile("ws/fence.jsonc", "{\n  // the base\n  \"extends\": \""+tt.extends+"\"\n}\n")
+			_, err := decide.Load(tr.env("ws"))
+			if err == nil || !strings.Contains(err.Error(), f+":3:14: extends") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load error = %v, want it to name %s:3:14 and say %q", err, f, tt.want)
+			}
+		})
+	}
 }
 
 // TestLoadEmptyFile: a blank file is no configuration, as in fence, and
