@@ -43,6 +43,9 @@ func Validate(file string, src []byte) []Problem {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil
 	}
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		return []Problem{{File: file, Line: 1, Col: 1, Msg: "syntax error: the file starts with a byte order mark (BOM); save it as UTF-8 without one"}}
+	}
 	if off, deep := tooDeep(src); deep {
 		line, col := lineCol(src, off)
 		return []Problem{{File: file, Line: line, Col: col, Msg: fmt.Sprintf("syntax error: nesting deeper than %d levels", MaxNesting)}}

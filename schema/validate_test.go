@@ -23,6 +23,11 @@ var validateTests = []struct {
 		src:  "{}",
 	},
 	{
+		name: "a byte order mark is named, not a bare syntax error",
+		src:  "\ufeff{}",
+		want: []string{"f.jsonc:1:1: syntax error: the file starts with a byte order mark (BOM); save it as UTF-8 without one"},
+	},
+	{
 		name: "fence docs example",
 		src: `{
   "$schema": "https://raw.githubusercontent.com/fencesandbox/fence/main/docs/schema/fence.schema.json",
