@@ -20,6 +20,7 @@ func syntaxMessages() map[string]bool {
 		"invalid string: a bad escape or a control character",
 		"invalid value: want a string in double quotes, a number, true, false, null, an object or an array",
 		"not valid JSON once comments are removed", fmt.Sprintf("nesting deeper than %d levels", MaxNesting),
+		bomMessage,
 	} {
 		m["syntax error: "+s] = true
 	}

@@ -33,6 +33,8 @@ type finding struct {
 	msg string
 }
 
+const bomMessage = "the file starts with a byte order mark (BOM); save it as UTF-8 without one"
+
 // Validate parses src as JSONC (comments and trailing commas allowed) and
 // checks it against the embedded schema. A syntax error is one Problem where
 // parsing stopped. Problems are sorted by position; nil means valid.
@@ -44,7 +46,7 @@ func Validate(file string, src []byte) []Problem {
 		return nil
 	}
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
-		return []Problem{{File: file, Line: 1, Col: 1, Msg: "syntax error: the file starts with a byte order mark (BOM); save it as UTF-8 without one"}}
+		return []Problem{{File: file, Line: 1, Col: 1, Msg: "syntax error: " + bomMessage}}
 	}
 	if off, deep := tooDeep(src); deep {
 		line, col := lineCol(src, off)
