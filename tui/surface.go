@@ -135,22 +135,10 @@ func (a Asker) tty(ctx context.Context, r Request) (Answer, error) {
 		return AnswerDeny, errUnavailable
 	}
 	defer f.Close()
-	if parentReads(f) {
+	if ancestorReads(f) {
 		return AnswerDeny, errUnavailable
 	}
 	return Run(ctx, r, f, f, a.Options)
-}
-
-// parentReads reports whether the parent process's stdin is the terminal f.
-func parentReads(f *os.File) bool {
-	var mine, theirs unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &mine) != nil {
-		return true
-	}
-	if unix.Stat(fmt.Sprintf("/proc/%d/fd/0", os.Getppid()), &theirs) != nil {
-		return false
-	}
-	return mine.Rdev == theirs.Rdev && theirs.Mode&unix.S_IFMT == unix.S_IFCHR
 }
 
 // tmux runs `picket prompt` in a popup on the client attached to the
