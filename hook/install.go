@@ -15,7 +15,7 @@ import (
 
 // ClaudeToolMatcher is the PreToolUse and PostToolUse matcher picket installs:
 // Claude Code's file tools, the ones whose paths the hook judges.
-const ClaudeToolMatcher = "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS"
+const ClaudeToolMatcher = "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS|LSP|PowerShell"
 
 // ClaudeHookTimeout is the hook timeout, in seconds, that install writes. It
 // stays above picket's 60 s prompt timeout and its 10 s internal deadline, so

@@ -67,7 +67,7 @@ func TestInstallClaudeEmpty(t *testing.T) {
   "hooks": {
     "PreToolUse": [
       {
-        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS",
+        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS|LSP|PowerShell",
         "hooks": [
           {
             "type": "command",
@@ -79,7 +79,7 @@ func TestInstallClaudeEmpty(t *testing.T) {
     ],
     "PostToolUse": [
       {
-        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS",
+        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS|LSP|PowerShell",
         "hooks": [
           {
             "type": "command",

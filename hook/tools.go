@@ -51,6 +51,10 @@ type Call struct {
 // fetches): they pass untouched.
 var ErrNotJudged = errors.New("tool is not a file tool")
 
+// ErrUnfenced denies a shell tool picket cannot sandbox: Claude Code runs
+// PowerShell commands itself, not through CLAUDE_CODE_SHELL_PREFIX.
+var ErrUnfenced = errors.New("PowerShell commands run outside picket's shell sandbox (Claude Code does not pass them through its shell prefix); use the Bash tool, whose commands picket fences")
+
 // Targets returns the paths a call touches. A file tool with a missing or
 // mistyped path field is an error: the caller denies it.
 func Targets(c Call) ([]Target, error) {
@@ -78,6 +82,13 @@ func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error)
 		return one(in, "notebook_path", decide.Write, false)
 	case "LS":
 		return one(in, "path", decide.List, false)
+	case "LSP":
+		// A language server answers about the file named (hover shows a
+		// constant's value): judged as a read of it. A request without
+		// one (a workspace-wide symbol search) is denied.
+		return one(in, "filePath", decide.Read, false)
+	case "PowerShell":
+		return nil, ErrUnfenced
 	case "Grep":
 		t, err := one(in, "path", decide.Read, true)
 		if err != nil {

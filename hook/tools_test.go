@@ -68,6 +68,12 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "NotebookEdit", in: `{"file_path":"/p/n.ipynb"}`, wantErr: "no notebook_path"},
 		{tool: "LS", in: `{"path":"/p/sub"}`, want: []Target{list("/p/sub")}},
 		{tool: "LS", in: `{}`, wantErr: "no path"},
+		// Claude Code 2.1.332's LSP tool: the language server answers
+		// about filePath (a hover shows a constant's value).
+		{tool: "LSP", in: `{"operation":"hover","filePath":"secrets/keys.go","line":4,"character":8}`, want: []Target{read("secrets/keys.go")}},
+		{tool: "LSP", in: `{"operation":"workspaceSymbol","query":"APIKey"}`, wantErr: "no filePath"},
+		// PowerShell bypasses the shell prefix: denied whatever it runs.
+		{tool: "PowerShell", in: `{"command":"Get-Content .env"}`, wantErr: "outside picket's shell sandbox"},
 		{tool: "Grep", in: `{"pattern":"x"}`, want: []Target{searched(read("."), "", true)}},
 		{tool: "Grep", in: `{"pattern":"x","path":null}`, want: []Target{searched(read("."), "", true)}},
 		{tool: "Grep", in: `{"pattern":"x","path":""}`, want: []Target{searched(read("."), "", true)}},
