@@ -69,3 +69,27 @@ func TestDenialsKeyedByAccess(t *testing.T) {
 		t.Fatal("the read of /a the person allowed once did not pass")
 	}
 }
+
+// TestOneByOne: after the person's "one by one", the turn's later denials
+// are not batched, however many there are; a new turn batches again.
+func TestOneByOne(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	for _, p := range []string{"/a", "/b", "/c"} {
+		s.NoteDenial("s1", "t1", read(p), 3)
+	}
+	if err := s.SetIndividually("s1", "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if ts, err := s.NoteDenial("s1", "t1", read("/d"), 3); err != nil || ts.Batch || ts.Count != 4 {
+		t.Fatalf("NoteDenial after one by one = %+v, %v; want counted, not batched", ts, err)
+	}
+	for _, p := range []string{"/a", "/b", "/c"} {
+		s.NoteDenial("s1", "t2", read(p), 3)
+	}
+	if ts, _ := s.Turn("s1", "t2"); ts.Count != 3 {
+		t.Fatalf("Turn t2 = %+v", ts)
+	}
+	if ts, _ := s.NoteDenial("s1", "t2", read("/d"), 3); !ts.Batch {
+		t.Fatal("a new turn after one by one is not batched")
+	}
+}

@@ -28,6 +28,14 @@
 // caller denies and may [Store.End] the session. Nothing here ever turns an
 // error into an allow.
 //
+// State another user could have written is not trusted ([ErrUntrusted]): a
+// session file is read only when it is a regular file owned by the
+// effective uid and not writable by group or others, opened without
+// following a symlink or blocking on a FIFO, in a Dir that is not a
+// symlink, owned by us and not writable by group or others. Anything else is
+// ignored with a warning ([Store.Warn]) and the call is judged as if the
+// session held no grant.
+//
 // # Limits
 //
 // The lock is advisory and the files belong to the user: any process of that

@@ -56,7 +56,8 @@
 // written in place). [ProjectRoot] looks for a .git entry lexically upward,
 // as `git rev-parse --show-toplevel` would for an ordinary checkout; it does
 // not honour GIT_DIR or GIT_WORK_TREE. A symlinked policy file is followed and
-// the file it points at is edited (the link is kept); the prompt should show
-// that resolved target ([Result.Resolved] after the fact). Backups hold the
+// the file it points at is edited (the link is kept); [Check] names that
+// resolved target before the person is asked, and [Options.Resolved] holds
+// the write to it. Backups hold the
 // old policy in plain text beside it.
 package persist
