@@ -200,13 +200,21 @@ func ClaudeUserDenyRules() []string {
 }
 
 func denyRules(spell func(string) string) []string {
-	rules := make([]string, 0, 2*len(claudeDenyPaths))
+	rules := make([]string, 0, 2*len(claudeDenyPaths)+len(claudeDenyTools))
 	for _, p := range claudeDenyPaths {
 		p = spell(p)
 		rules = append(rules, "Edit("+p+")", "Write("+p+")")
 	}
-	return rules
+	return append(rules, claudeDenyTools...)
 }
+
+// claudeDenyTools are Claude Code tools denied whole. Workflow (2.1.332,
+// on by default) reads a script path as JavaScript while checking its
+// input, before any hook runs, and its parse error quotes the line that
+// failed: a scriptPath of .env showed the secret, from the tool call or
+// from a script's own workflow({scriptPath}). Claude Code 2.1.197 and
+// 2.1.332 accept the rule without a warning and drop the tool.
+var claudeDenyTools = []string{"Workflow"}
 
 // claudeHookGroups returns the hook groups picket installs, by event.
 func claudeHookGroups(command string) []eventGroup {

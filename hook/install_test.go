@@ -317,7 +317,15 @@ func TestClaudeDenyRules(t *testing.T) {
 	if len(user) != len(rules) {
 		t.Errorf("ClaudeUserDenyRules() has %d rules, ClaudeDenyRules() %d; want the same paths", len(user), len(rules))
 	}
+	for _, tool := range []string{"Workflow"} {
+		if !slices.Contains(rules, tool) || !slices.Contains(user, tool) {
+			t.Errorf("deny rules lack the whole-tool rule %q", tool)
+		}
+	}
 	for _, r := range rules {
+		if slices.Contains(claudeDenyTools, r) {
+			continue
+		}
 		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(r, "Edit("), "Write("), ")")
 		if strings.ContainsAny(inner, "{}, ") || !(strings.HasPrefix(inner, "~/") || strings.HasPrefix(inner, "/")) {
 			t.Errorf("rule %q is not anchored at ~/ or the project root, or uses syntax Claude Code lacks", r)
