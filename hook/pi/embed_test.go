@@ -49,3 +49,13 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestBashSequential guards the fix for a check-then-use race: Pi judges
+// every call of a parallel batch before running any, so a bash call could
+// swap a symlink after a read of the same message was judged. The
+// replacement bash tool must make Pi run such batches one call at a time.
+func TestBashSequential(t *testing.T) {
+	if !strings.Contains(source, `executionMode: "sequential",`) {
+		t.Errorf("the extension's bash tool is not registered with executionMode \"sequential\"")
+	}
+}

@@ -6,13 +6,18 @@
  *
  * What it guarantees: a file tool call runs only after the sidecar answered
  * "allow" for the exact absolute path Pi's own tool will open (the call's
- * path is rewritten to that path first). A sidecar that dies, hangs or
- * speaks another protocol is restarted once; if it is still down, file tools
- * are blocked. When the sidecar says the shell sandbox works here, every
- * bash tool call and every `!cmd` runs under `picket run` (see BASH below),
- * and the footer says "bash + fs". What it does NOT stop: bash where the
- * sandbox does not work (the footer then says "fs"), other extensions'
- * tools, and Pi's own reads of its config and session files.
+ * path is rewritten to that path first, then to the resolved path picket
+ * judged). A sidecar that dies, hangs or speaks another protocol is
+ * restarted once; if it is still down, file tools are blocked. Every bash
+ * tool call and every `!cmd` runs under `picket run` (see BASH below),
+ * unless picket's status says the shell sandbox cannot work on this machine;
+ * a broken policy or a sidecar that is down does not unfence bash. Pi's
+ * tool calls in one message run one at a time while the bash tool is
+ * picket's, so a command cannot swap a symlink between another call's
+ * judgement and its run. What it does NOT stop: bash where the sandbox
+ * cannot work (the footer says so), other extensions' tools, a path
+ * swapped by another process (one not Pi's) between judgement and use,
+ * and Pi's own reads of its config and session files.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,20 +33,47 @@ const PICKET = "__PICKET_EXE__";
 const PROTOCOL = 1;
 /** How long one sidecar request may take before the sidecar counts as dead. */
 const TIMEOUT_MS = 15_000;
+/**
+ * The longest request line `picket serve` reads (its maxLine, newline not
+ * counted); it answers a longer one without an id, so the extension must
+ * not send one.
+ */
+const MAX_LINE = 16 << 20;
 const FILE_TOOLS = new Set(["read", "write", "edit", "ls", "grep", "find"]);
 const GRANT_ENTRY = "picket-grant";
 const STATUS_KEY = "picket";
 
+const BASH_KEPT = "picket: bash and !cmd still run under picket run, which refuses them or fences them";
 const DOWN = "picket: error: the picket sidecar is not running; file tools are blocked";
 
 const FOOTER = {
 	fenced: "🔒 fenced (bash + fs)",
-	fencedFs: "🔒 fenced (fs)",
+	noSandbox: "⚠ fenced (fs); bash UNFENCED: no shell sandbox here",
+	noStatus: "⛔ picket status failed: bash runs under picket run; see /fence",
 	unfenced: "⚠ unfenced (--no-fence)",
-	unavailable: "⛔ picket unavailable: file tools blocked",
+	unavailable: "⛔ picket unavailable: file tools blocked; bash runs under picket run",
 };
 
+/**
+ * What picket's status says of the shell sandbox: "works"; "unavailable"
+ * (bubblewrap missing or user namespaces off: bash runs unfenced, the one
+ * case it may); "unknown" (no status yet, or it failed: bash still runs
+ * under picket run, which refuses or fences).
+ */
+type Shell = "works" | "unavailable" | "unknown";
+
 type Reply = { id: number; ok: boolean; error?: string; [k: string]: any };
+
+/** TooLarge is a request over MAX_LINE: refused before it is sent. */
+class TooLarge extends Error {
+	constructor(readonly bytes: number) {
+		super(`the request is ${mib(bytes)}, over the ${mib(MAX_LINE)} picket serve reads in one line`);
+	}
+}
+
+function mib(n: number): string {
+	return `${(n / (1 << 20)).toFixed(1)} MiB`;
+}
 type Grant = { access: string; path: string };
 
 // ---------------------------------------------------------------------------
@@ -101,8 +133,26 @@ function resolveReadPath(p: string, cwd: string): string {
 function pinPath(tool: string, input: Record<string, any>, cwd: string): void {
 	const p = input?.path;
 	if (typeof p !== "string" || p === "") return; // absent: the tool's "." = cwd
-	input.path = tool === "read" ? resolveReadPath(p, cwd) : resolveToCwd(p, cwd);
+	input.path = toolPath(tool, p, cwd);
 }
+
+function toolPath(tool: string, p: string, cwd: string): string {
+	return tool === "read" ? resolveReadPath(p, cwd) : resolveToCwd(p, cwd);
+}
+
+/**
+ * pinResolved rewrites an allowed read, write or edit to the resolved path
+ * picket judged (symlinks followed), so a link swapped after the judgement
+ * does not move the call. Only a path Pi's tool opens unchanged is used: Pi
+ * makes Unicode spaces plain and tries other spellings of a missing file.
+ */
+function pinResolved(tool: string, input: Record<string, any>, decision: any, cwd: string): void {
+	const r = decision?.resolved;
+	if (!PIN_RESOLVED.has(tool) || typeof input?.path !== "string" || typeof r !== "string" || !isAbsolute(r)) return;
+	if (toolPath(tool, r, cwd) === r) input.path = r;
+}
+
+const PIN_RESOLVED = new Set(["read", "write", "edit"]);
 
 // ---------------------------------------------------------------------------
 // The sidecar: one `picket serve` child, requests matched to replies by id.
@@ -165,6 +215,9 @@ class Sidecar {
 		const child = this.child;
 		if (!this.alive || !child?.stdin?.writable) return Promise.reject(new Error("picket serve is not running"));
 		const id = this.next++;
+		const line = JSON.stringify({ id, op, ...fields });
+		const size = Buffer.byteLength(line, "utf8");
+		if (size > MAX_LINE) return Promise.reject(new TooLarge(size));
 		return new Promise((resolve, reject) => {
 			const timer = setTimeout(() => {
 				this.pending.delete(id);
@@ -172,7 +225,7 @@ class Sidecar {
 				this.fail(child, "picket serve timed out");
 			}, TIMEOUT_MS);
 			this.pending.set(id, { resolve, reject, timer });
-			child.stdin!.write(JSON.stringify({ id, op, ...fields }) + "\n");
+			child.stdin!.write(line + "\n");
 		});
 	}
 
@@ -210,10 +263,12 @@ export default function (pi: ExtensionAPI) {
 	let mode = ""; // this session's /fence mode, re-sent to a restarted sidecar
 	let grants: Grant[] = []; // this session's grants, re-sent to a restarted sidecar
 	let prompting: Promise<unknown> = Promise.resolve(); // one prompt at a time
-	let bashFenced = false; // the sidecar said the shell sandbox works: bash runs under picket run
+	let shell: Shell = "unknown";
 	let bashRegistered = false;
 
 	const noFence = () => pi.getFlag("no-fence") === true;
+	/** wrapBash: bash runs under picket run unless fencing is off or cannot work here. */
+	const wrapBash = () => !noFence() && shell !== "unavailable";
 
 	/** start runs a fresh sidecar and brings it up to this session's state. */
 	async function start(): Promise<Sidecar> {
@@ -265,27 +320,35 @@ export default function (pi: ExtensionAPI) {
 	}
 
 	function footer(ctx: ExtensionContext): void {
-		if (!ctx.hasUI) return;
-		let text = bashFenced ? FOOTER.fenced : FOOTER.fencedFs;
-		if (noFence()) text = FOOTER.unfenced;
-		else if (unavailable) text = FOOTER.unavailable;
-		ctx.ui.setStatus(STATUS_KEY, text);
+		if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, footerText());
+	}
+
+	function footerText(): string {
+		if (noFence()) return FOOTER.unfenced;
+		if (unavailable) return FOOTER.unavailable;
+		if (shell === "works") return FOOTER.fenced;
+		return shell === "unavailable" ? FOOTER.noSandbox : FOOTER.noStatus;
 	}
 
 	/**
-	 * refreshFooter asks the sidecar for its status: whether the shell
-	 * sandbox works decides whether bash is fenced. A status that cannot be
-	 * had leaves that as it was (picket run needs no sidecar).
+	 * refreshFooter asks the sidecar for its status. Only a status saying
+	 * the shell sandbox cannot work here leaves bash unfenced; a status
+	 * that cannot be had (a broken policy, a sidecar that is down) keeps
+	 * bash under picket run, which then refuses or fences. It returns why
+	 * the status failed, or "".
 	 */
-	async function refreshFooter(ctx: ExtensionContext): Promise<void> {
+	async function refreshFooter(ctx: ExtensionContext): Promise<string> {
+		let why = "";
 		try {
 			const status = must(await request("status", { cwd }));
-			bashFenced = status.sandbox === true && !noFence();
-			if (bashFenced) fenceBash();
-		} catch {
-			// the footer says why when the sidecar is unavailable
+			shell = status.sandbox === true ? "works" : status.sandbox === false ? "unavailable" : "unknown";
+		} catch (e) {
+			shell = "unknown";
+			why = e instanceof Error ? e.message : String(e);
 		}
+		if (wrapBash()) fenceBash();
 		footer(ctx);
+		return why;
 	}
 
 	pi.on("session_start", async (_event, ctx) => {
@@ -294,6 +357,7 @@ export default function (pi: ExtensionAPI) {
 		turn = 0;
 		mode = "";
 		unavailable = "";
+		shell = "unknown";
 		// Grants live in the session (so they follow resume and fork, and a
 		// /new session starts without them).
 		grants = [];
@@ -310,12 +374,14 @@ export default function (pi: ExtensionAPI) {
 			sidecar = await start();
 		} catch (e) {
 			unavailable = e instanceof Error ? e.message : String(e);
+			fenceBash(); // picket run needs no sidecar
 			footer(ctx);
-			if (ctx.hasUI) ctx.ui.notify(`picket: error: ${unavailable}\n${DOWN}`, "error");
+			if (ctx.hasUI) ctx.ui.notify(`picket: error: ${unavailable}\n${DOWN}\n${BASH_KEPT}`, "error");
 			return;
 		}
-		await refreshFooter(ctx);
+		const why = await refreshFooter(ctx);
 		if (!ctx.hasUI) return;
+		if (why) ctx.ui.notify(`picket: error: status failed: ${why}\n${BASH_KEPT}`, "error");
 		try {
 			const lint = must(await request("lint", { cwd }));
 			const warnings = (lint.warnings ?? []).map((w: any) => `picket: ${w.text ?? JSON.stringify(w)}`);
@@ -356,27 +422,37 @@ export default function (pi: ExtensionAPI) {
 			pinPath(event.toolName, input, ctx.cwd);
 			const call = { session, turn: String(turn), cwd: ctx.cwd, tool: event.toolName, input };
 			const r = must(await request("decide", { ...call, prompt: ctx.hasUI }));
-			if (r.allow === true) return;
 			const block = { block: true, reason: String(r.message || "picket: blocked") };
-			if (!r.promptable || !ctx.hasUI || !r.request) return block;
-			const allowed = await serialized(() => ask(ctx, r, event.toolName));
-			return allowed ? undefined : block;
+			if (r.allow !== true) {
+				if (!r.promptable || !ctx.hasUI || !r.request) return block;
+				if (!(await serialized(() => ask(ctx, r, event.toolName)))) return block;
+			}
+			pinResolved(event.toolName, input, r.decision, ctx.cwd);
 		} catch (e) {
+			if (e instanceof TooLarge) return { block: true, reason: tooLarge(event.toolName, e) };
 			const why = e instanceof Error ? e.message : String(e);
 			if (ctx.hasUI) footer(ctx);
 			return { block: true, reason: unavailable ? `${DOWN} (${why})` : `picket: error: ${why}; the call is blocked` };
 		}
 	});
 
-	// A file tool that ran feeds picket's read-before-edit ledger.
+	// A file tool that ran feeds picket's read-before-edit ledger, which
+	// needs the path only (a write's content may be over MAX_LINE).
 	pi.on("tool_result", async (event, ctx) => {
 		if (!FILE_TOOLS.has(event.toolName) || event.isError || noFence() || unavailable) return;
+		const path = (event.input as Record<string, any>)?.path;
 		try {
-			await request("tool_result", { session, cwd: ctx.cwd, tool: event.toolName, input: event.input });
+			await request("tool_result", { session, cwd: ctx.cwd, tool: event.toolName, input: typeof path === "string" ? { path } : {} });
 		} catch {
 			// the next decide restarts or blocks
 		}
 	});
+
+	/** tooLarge is the block reason for a call too big to send to the sidecar. */
+	function tooLarge(tool: string, e: TooLarge): string {
+		const how = tool === "write" ? "write the file in parts (a smaller write, then edits), or with bash" : "split it into smaller calls";
+		return `picket: blocked: this ${tool} call is ${mib(e.bytes)}, over the ${mib(MAX_LINE)} picket can judge in one call; ${how}`;
+	}
 
 	function serialized<T>(f: () => Promise<T>): Promise<T> {
 		const run = prompting.then(f, f);
@@ -445,13 +521,22 @@ export default function (pi: ExtensionAPI) {
 	}
 
 	// -----------------------------------------------------------------------
-	// BASH: once the sidecar says the shell sandbox works (status sandbox:
-	// true), Pi's bash tool is replaced by Pi's own, built with a spawnHook
+	// BASH: Pi's bash tool is replaced by Pi's own, built with a spawnHook
 	// that runs each command as `picket run --cwd <cwd> --session <session>
-	// -- <shell> -c <command>`, and `!cmd` is wrapped the same way. Where
-	// the sandbox does not work, or with --no-fence, bash stays Pi's and
-	// unfenced, and the footer says so. The replacement uses Pi's default
-	// shell: the shellPath and shellCommandPrefix settings do not reach it.
+	// -- <shell> -c <command>`, and `!cmd` is wrapped the same way. This
+	// holds whenever picket is on, also when the policy is broken or the
+	// sidecar is down (picket run then refuses, or fences on its own). Only
+	// where picket's status says the sandbox cannot work here (bubblewrap
+	// missing, user namespaces off), or with --no-fence, does bash stay
+	// Pi's and unfenced, and the footer says so. The replacement uses Pi's
+	// default shell: the shellPath and shellCommandPrefix settings do not
+	// reach it.
+	//
+	// The replacement is "sequential": Pi then runs every call of a message
+	// that holds a bash call one at a time, each judged just before it runs.
+	// In parallel, Pi judges all calls first and then runs them together,
+	// so a command could swap a symlink that a read or write of the same
+	// message was already judged through.
 	// -----------------------------------------------------------------------
 
 	/** sandboxed is the command line that runs command in picket's sandbox. */
@@ -463,7 +548,7 @@ export default function (pi: ExtensionAPI) {
 	}
 
 	function spawnHook(c: BashSpawnContext): BashSpawnContext {
-		return bashFenced && !noFence() ? { ...c, command: sandboxed(c.command, c.cwd) } : c;
+		return wrapBash() ? { ...c, command: sandboxed(c.command, c.cwd) } : c;
 	}
 
 	/** fenceBash replaces Pi's bash tool, once, with the sandboxed one. */
@@ -472,6 +557,7 @@ export default function (pi: ExtensionAPI) {
 		bashRegistered = true;
 		pi.registerTool({
 			...createBashToolDefinition(cwd, { spawnHook }),
+			executionMode: "sequential",
 			async execute(id, params, signal, onUpdate, ctx) {
 				return createBashToolDefinition(ctx.cwd, { spawnHook }).execute(id, params, signal, onUpdate, ctx);
 			},
@@ -480,7 +566,7 @@ export default function (pi: ExtensionAPI) {
 
 	// Pi runs `!cmd` unwrapped when a handler throws: fail closed instead.
 	pi.on("user_bash", () => {
-		if (!bashFenced || noFence()) return;
+		if (!wrapBash()) return;
 		try {
 			const local = createLocalBashOperations();
 			return {
@@ -535,7 +621,8 @@ export default function (pi: ExtensionAPI) {
 					sidecar = undefined;
 				}
 				const r = must(await request("reload", { cwd: ctx.cwd }));
-				await refreshFooter(ctx);
+				const why = await refreshFooter(ctx);
+				if (why) throw new Error(`reloaded the policy, but status failed: ${why}`);
 				return `picket: reloaded the policy: ${(r.chain ?? []).join(" → ")}`;
 			}
 			case "init":
