@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/hook/pi"
 )
 
 // wireLines are request lines of every kind: the extension's own, and
@@ -181,4 +184,40 @@ func FuzzServeAnswer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestServeWireLineLimit guards against a big write stalling Pi (F6): the
+// extension refuses, before sending, a request line over MAX_LINE, because
+// serve answers a longer line without an id, which the extension cannot
+// match and waited 15 s for. So the two limits must agree, and a write
+// whose line is exactly maxLine bytes must still be judged by its size.
+func TestServeWireLineLimit(t *testing.T) {
+	src, err := pi.Render("/usr/bin/picket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^const MAX_LINE = (\d+) << (\d+);$`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("the Pi extension declares no `const MAX_LINE = N << M;`")
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	shift, _ := strconv.Atoi(string(m[2]))
+	if got := n << shift; got != maxLine {
+		t.Errorf("the Pi extension's MAX_LINE = %d, serve's maxLine = %d: they must agree", got, maxLine)
+	}
+
+	h := newHookProject(t, `{"extends": "code", "picket": {"writeGuards": {"maxBytes": 1048576}}}`)
+	sc := startServe(t, h.env)
+	head := fmt.Sprintf(`{"id":1,"op":"decide","session":%q,"turn":"0","cwd":%q,"tool":"write","input":{"path":"big.txt","content":"`, h.session, h.dir)
+	tail := `"},"prompt":false}`
+	content := strings.Repeat("A", maxLine-len(head)-len(tail))
+	go sc.send(head + content + tail)
+	res := sc.recv()
+	if res["id"] != float64(1) || res["ok"] != true || res["allow"] != false || decisionOf(t, res)["rule"] != "picket.writeGuards.maxBytes" {
+		t.Errorf("a write on a line of exactly maxLine bytes = %v, want it judged and denied by maxBytes", res["decision"])
+	}
+	go sc.send(head + content + "A" + tail)
+	if res := sc.recv(); res["id"] != nil || !strings.Contains(fmt.Sprint(res["error"]), "longer than") {
+		t.Errorf("a line of maxLine+1 bytes = %v, want the id-less error the extension avoids", res)
+	}
 }
