@@ -681,13 +681,17 @@ done
 }
 
 // TestPiProtocolMismatch: a picket whose sidecar speaks another protocol
-// is refused, and every file tool call is blocked saying why.
+// is refused, every file tool call is blocked saying why, and bash still
+// runs under picket run.
 func TestPiProtocolMismatch(t *testing.T) {
 	pi := piBinary(t)
 	w := newPiWorld(t)
 	w.fakePicket(t, `"ok":true,"picket":"9.9.9","protocol":2,"allow":true`)
+	key := "ssh-e2e-" + randomHex(t)
+	writeFile(t, filepath.Join(w.home, ".ssh", "id_rsa"), key+"\n")
 	model, err := StartModel([]Turn{
 		ToolUse("read", map[string]any{"path": "README.md"}),
+		ToolUse("bash", map[string]any{"command": "cat ~/.ssh/id_rsa"}),
 		Text("done"),
 	})
 	if err != nil {
@@ -696,9 +700,15 @@ func TestPiProtocolMismatch(t *testing.T) {
 	defer model.Close()
 	w.useModel(t, model)
 	w.runPiPrint(t, pi)
-	r := toolResults(t, model.Requests())[ToolUseID(0)]
+	results := toolResults(t, model.Requests())
+	r := results[ToolUseID(0)]
 	if !r.IsError || !strings.Contains(r.text(), "file tools are blocked") || !strings.Contains(r.text(), "protocol 2") {
 		t.Errorf("read with a protocol 2 sidecar: tool_result = %q (is_error %v), want a block naming the protocol", r.text(), r.IsError)
+	}
+	// A sidecar that is down must not unfence bash (F4): it still runs
+	// under picket run, here the stand-in, which refuses everything.
+	if r := results[ToolUseID(1)]; !r.IsError || strings.Contains(r.text(), key) {
+		t.Errorf("bash with the sidecar down: tool_result = %q (is_error %v), want a failure without the key", r.text(), r.IsError)
 	}
 }
 
