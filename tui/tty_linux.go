@@ -31,17 +31,25 @@ func ancestorReads(f *os.File) bool {
 	if err != nil {
 		return true
 	}
-	pid := os.Getppid()
+	return walkReads(os.Getppid(), fg, procStat, func(pid int) (bool, error) { return stdinIs(pid, ctty) })
+}
+
+// walkReads walks from pid up the process tree, through pid 1 (in a
+// container, or any new PID namespace, the agent itself may be pid 1),
+// and reports whether a process in the foreground process group fg has
+// the terminal as stdin (reads says so). Anything it cannot examine, or a
+// tree deeper than maxAncestors, counts as reading.
+func walkReads(pid, fg int, stat func(pid int) (procStatus, error), reads func(pid int) (bool, error)) bool {
 	for range maxAncestors {
-		if pid <= 1 {
+		if pid < 1 {
 			return false
 		}
-		p, err := procStat(pid)
+		p, err := stat(pid)
 		if err != nil {
 			return true
 		}
 		if p.pgrp == fg {
-			if reads, err := stdinIs(pid, ctty); reads || err != nil {
+			if r, err := reads(pid); r || err != nil {
 				return true
 			}
 		}
