@@ -58,13 +58,8 @@ func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision)
 		return final
 	}
 	req := c.promptRequest(loaded, call, d, turn)
-	timeout := time.Duration(req.TimeoutSeconds) * time.Second
-	c.extendDeadline(timeout + 20*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout+10*time.Second)
-	defer cancel()
-
 	arrived := time.Now()
-	ans, surface, err := c.ask(ctx, loaded, call, d, req, arrived)
+	ans, surface, err := c.ask(loaded, call, d, req, arrived)
 	if surface == "" && err != nil {
 		return grantOutcome{decision: "block"} // no surface: headless
 	}
@@ -104,7 +99,9 @@ func (c *cli) promptable(loaded *decide.Loaded, call grantCall, d decide.Decisio
 // prompt lock, so a request queued behind an identical one takes its answer
 // instead of prompting again. A batch answered "one by one" switches the
 // turn to single prompts and asks about this call at once.
-func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d decide.Decision, req tui.Request, arrived time.Time) (tui.Answer, string, error) {
+func (c *cli) ask(loaded *decide.Loaded, call grantCall, d decide.Decision, req tui.Request, arrived time.Time) (tui.Answer, string, error) {
+	ctx, cancel := c.promptContext(req)
+	defer cancel()
 	store := c.grantStore()
 	asker := tui.Asker{
 		Surface: loaded.Settings.Prompt.Surface,
@@ -128,12 +125,26 @@ func (c *cli) ask(ctx context.Context, loaded *decide.Loaded, call grantCall, d 
 			c.warnf("grant state: %v", err)
 		}
 		req.Batch = nil
+		ctx, cancel := c.promptContext(req) // a prompt of its own, with its own time
+		defer cancel()
 		ans, surface, err = asker.AskLocked(ctx, req)
 	}
 	if surface != "" {
 		store.RecordAnswer(call.session, string(d.Access), d.Resolved, string(ans), arrived)
 	}
 	return ans, surface, err
+}
+
+// promptContext bounds one prompt: its own timeout and a margin, and the
+// hook's interruption (a signal). It moves the hook's deadline past it.
+func (c *cli) promptContext(req tui.Request) (context.Context, context.CancelFunc) {
+	timeout := time.Duration(req.TimeoutSeconds) * time.Second
+	c.extendDeadline(timeout + 20*time.Second)
+	base := c.interrupted
+	if base == nil {
+		base = context.Background()
+	}
+	return context.WithTimeout(base, timeout+10*time.Second)
 }
 
 // grantCall is the part of a tool call the grant flow needs.

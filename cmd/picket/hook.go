@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -33,6 +34,12 @@ const hookDeadline = 10 * time.Second
 // reads any other status but 2 as "go ahead"); a file tool call that cannot
 // be judged (bad input, broken policy, deadline, panic) is denied.
 func runHook(c *cli, args []string) int {
+	// A signal must not end the hook unanswered: Claude Code reads the
+	// exit status of a killed hook (129 after a hangup of the terminal a
+	// prompt was on, 143 after a TERM) as "go ahead". Caught from the
+	// start and never released: the answer is written before picket exits.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	agent := fs.String("agent", "claude", "the agent whose event is on stdin (claude)")
@@ -47,11 +54,11 @@ func runHook(c *cli, args []string) int {
 		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("unknown agent %q", *agent))))
 		return 0
 	}
-	in, err := io.ReadAll(io.LimitReader(c.stdin, hook.MaxEvent+1))
-	if err != nil {
-		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("failed to read the event: %w", err))))
-		return 0
-	}
+	// A prompt on the person's terminal is cancelled through ctx when a
+	// signal comes, so that it gives the terminal back as it found it.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.interrupted = ctx
 	done := make(chan []byte, 1)
 	extend := make(chan time.Duration, 4)
 	c.extend = func(d time.Duration) {
@@ -66,16 +73,16 @@ func runHook(c *cli, args []string) int {
 				done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("internal error: %v", r)))
 			}
 		}()
+		in, err := io.ReadAll(io.LimitReader(c.stdin, hook.MaxEvent+1))
+		if err != nil {
+			done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("failed to read the event: %w", err)))
+			return
+		}
 		c.recoverQuarantine()
 		done <- c.claudeEvent(in)
 	}()
-	// A signal must not end the hook unanswered: Claude Code reads the
-	// exit status of a killed hook (129 after a hangup of the terminal a
-	// prompt was on) as "go ahead".
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	var out []byte
+	var why string // set when picket answered on its own; said after the answer
 	timer := time.NewTimer(*deadline)
 	defer timer.Stop()
 wait:
@@ -84,18 +91,27 @@ wait:
 		case out = <-done:
 			break wait
 		case s := <-sigs:
+			cancel()
+			select { // let a prompt restore the terminal; the answer stands
+			case <-done:
+			case <-time.After(time.Second):
+			}
 			out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("interrupted by %v before a decision", s)))
-			c.errorf("hook interrupted by %v; the call was denied", s)
+			why = fmt.Sprintf("hook interrupted by %v; the call was denied", s)
 			break wait
 		case d := <-extend:
 			timer.Reset(d)
 		case <-timer.C:
 			out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("no decision within the hook's deadline")))
-			c.errorf("hook deadline passed; the call was denied")
+			why = "hook deadline passed; the call was denied"
 			break wait
 		}
 	}
+	// The answer first: stderr may be a closed pipe.
 	c.stdout.Write(out)
+	if why != "" {
+		c.errorf("%s", why)
+	}
 	return 0
 }
 

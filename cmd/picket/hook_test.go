@@ -911,6 +911,26 @@ func TestHookSignals(t *testing.T) {
 			}
 		})
 	}
+	// Still reading its event (the agent has not closed stdin): the same.
+	t.Run("while reading", func(t *testing.T) {
+		cmd := exec.Command(bin, "hook")
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		in.Write([]byte(`{"hook_event_name":"PreToolUse",`))
+		time.Sleep(500 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil || !strings.Contains(stdout.String(), `"permissionDecision":"deny"`) {
+			t.Errorf("hook TERMed while reading its event: %v, printed %q; want exit 0 and a deny", err, stdout.String())
+		}
+	})
 }
 
 func TestHookDeadline(t *testing.T) {

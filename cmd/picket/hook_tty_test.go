@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,32 @@ cd %s
 	p.key("d")
 	if got := waitFile(t, out1); !strings.Contains(got, `"permissionDecision":"deny"`) {
 		t.Fatalf("job of an interactive shell answered %q, want the person's deny", got)
+	}
+
+	// A TERM while the prompt is up (Claude Code's timeout, a closing
+	// window) denies, and the terminal is given back as it was: not raw,
+	// not in the alternate screen.
+	out3 := filepath.Join(base, "out3")
+	p.tmux("send-keys", "-t", "prompt", "clear", "Enter")
+	p.tmux("send-keys", "-t", "prompt", fmt.Sprintf("sh %s %s < /dev/null; touch %s.done", shellQuote(script), shellQuote(out3), shellQuote(out3)), "Enter")
+	p.waitScreen("Allow read of this path?")
+	pids, err := exec.Command("pgrep", "-f", "^"+regexp.QuoteMeta(bin)+" hook$").Output()
+	if err != nil {
+		t.Fatalf("pgrep found no picket hook: %v", err)
+	}
+	for _, pid := range strings.Fields(string(pids)) {
+		exec.Command("kill", "-TERM", pid).Run()
+	}
+	if got := waitFile(t, out3); !strings.Contains(got, `"permissionDecision":"deny"`) || !strings.Contains(got, "interrupted") {
+		t.Fatalf("hook killed during its prompt answered %q, want a deny naming the interruption", got)
+	}
+	stty := filepath.Join(base, "stty")
+	p.tmux("send-keys", "-t", "prompt", fmt.Sprintf("stty -a > %s; touch %s.done", shellQuote(stty), shellQuote(stty)), "Enter")
+	if mode := waitFile(t, stty); strings.Contains(mode, "-icanon") || strings.Contains(mode, "-echo ") {
+		t.Errorf("the terminal was left raw after the hook was killed during its prompt:\n%s", mode)
+	}
+	if alt, err := exec.Command("tmux", "-f", os.DevNull, "-L", p.socket, "display-message", "-p", "-t", "prompt", "#{alternate_on}").Output(); err == nil && strings.TrimSpace(string(alt)) != "0" {
+		t.Errorf("the terminal was left in the alternate screen after the hook was killed during its prompt")
 	}
 
 	// A foreground process reading the terminal, two levels up: no prompt.

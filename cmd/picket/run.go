@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ type cli struct {
 	// modes, when set, returns a session's own mode (picket serve keeps
 	// them; one session switching mode never changes another's).
 	modes func(session string) decide.Mode
+	// interrupted, when set, is done once the hook was told to stop (a
+	// signal): a prompt on screen then gives up and restores the terminal.
+	interrupted context.Context
 	// shellPrefix marks a run for Claude Code's CLAUDE_CODE_SHELL_PREFIX,
 	// where no one can add --unsandboxed.
 	shellPrefix bool
