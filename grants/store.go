@@ -240,7 +240,7 @@ func (s Store) save(base string, st state) error {
 		return fmt.Errorf("failed to encode session state: %w", err)
 	}
 	file, tmp := s.path(base, ".json"), s.path(base, ".json.tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|openNoFollow, 0o600)
 	if err != nil {
 		return fmt.Errorf("failed to write session file: %w", err)
 	}
@@ -271,17 +271,13 @@ func (s Store) mkdir() error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("failed to create session state directory: %w", err)
 	}
-	if err := s.checkDir(); err != nil {
-		return err
-	}
-	fi, err := os.Stat(s.Dir)
-	if err != nil {
-		return fmt.Errorf("failed to create session state directory: %w", err)
-	}
-	if fi.Mode().Perm() != 0o700 {
+	// A directory of ours that is too open (an older picket, a umask) is
+	// tightened before it is judged; every file in it is still checked
+	// on its own, so nothing another user left there is trusted.
+	if fi, err := os.Lstat(s.Dir); err == nil && fi.IsDir() && fi.Mode().Perm() != 0o700 && ownedByMe(fi) {
 		if err := os.Chmod(s.Dir, 0o700); err != nil {
 			return fmt.Errorf("failed to secure session state directory: %w", err)
 		}
 	}
-	return nil
+	return s.checkDir()
 }

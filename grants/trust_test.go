@@ -18,27 +18,30 @@ func TestUntrustedStateIgnored(t *testing.T) {
 	tests := []struct {
 		name   string
 		tamper func(t *testing.T, s Store, file string)
+		// tightened: a write makes the directory, ours but too open,
+		// 0700 again, and then trusts the files in it that are ours.
+		tightened bool
 	}{
-		{"file mode 0666", func(t *testing.T, s Store, file string) { chmod(t, file, 0o666) }},
-		{"file mode 0620", func(t *testing.T, s Store, file string) { chmod(t, file, 0o620) }},
-		{"dir mode 0777", func(t *testing.T, s Store, file string) { chmod(t, s.Dir, 0o777) }},
-		{"dir mode 0770", func(t *testing.T, s Store, file string) { chmod(t, s.Dir, 0o770) }},
+		{"file mode 0666", func(t *testing.T, s Store, file string) { chmod(t, file, 0o666) }, false},
+		{"file mode 0620", func(t *testing.T, s Store, file string) { chmod(t, file, 0o620) }, false},
+		{"dir mode 0777", func(t *testing.T, s Store, file string) { chmod(t, s.Dir, 0o777) }, true},
+		{"dir mode 0770", func(t *testing.T, s Store, file string) { chmod(t, s.Dir, 0o770) }, true},
 		{"file is a symlink", func(t *testing.T, s Store, file string) {
 			other := filepath.Join(s.Dir, "other.json")
 			os.Rename(file, other)
 			os.Symlink(other, file)
-		}},
+		}, false},
 		{"dir is a symlink", func(t *testing.T, s Store, file string) {
 			real := s.Dir + ".real"
 			os.Rename(s.Dir, real)
 			os.Symlink(real, s.Dir)
-		}},
+		}, false},
 		{"file is a FIFO", func(t *testing.T, s Store, file string) {
 			os.Remove(file)
 			if err := syscall.Mkfifo(file, 0o600); err != nil {
 				t.Skipf("mkfifo: %v", err)
 			}
-		}},
+		}, false},
 		{"file owned by another uid", func(t *testing.T, s Store, file string) {
 			if os.Geteuid() != 0 {
 				t.Skip("needs root to chown")
@@ -46,7 +49,7 @@ func TestUntrustedStateIgnored(t *testing.T) {
 			if err := os.Chown(file, 65534, 65534); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 		{"dir owned by another uid", func(t *testing.T, s Store, file string) {
 			if os.Geteuid() != 0 {
 				t.Skip("needs root to chown")
@@ -54,7 +57,7 @@ func TestUntrustedStateIgnored(t *testing.T) {
 			if err := os.Chown(s.Dir, 65534, 65534); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,7 +83,14 @@ func TestUntrustedStateIgnored(t *testing.T) {
 			if ok || !errors.Is(err, ErrUntrusted) || len(warned) != 1 {
 				t.Errorf("Has = %v, %v (warned %v); want false, ErrUntrusted and one warning", ok, err, warned)
 			}
-			if _, err := s.NoteDenial("s", "t", Denial{Access: "read", Path: "/b"}, 3); err == nil {
+			_, err = s.NoteDenial("s", "t", Denial{Access: "read", Path: "/b"}, 3)
+			switch {
+			case tt.tightened:
+				fi, serr := os.Stat(s.Dir)
+				if err != nil || serr != nil || fi.Mode().Perm() != 0o700 {
+					t.Errorf("NoteDenial in a directory of ours that is too open: %v; want it tightened to 0700 and used", err)
+				}
+			case err == nil:
 				t.Errorf("NoteDenial over untrusted state succeeded")
 			}
 		})

@@ -28,3 +28,9 @@ func ours(name string, fi fs.FileInfo) error {
 	}
 	return nil
 }
+
+// ownedByMe reports whether fi is owned by the effective uid.
+func ownedByMe(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}
