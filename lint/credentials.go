@@ -18,6 +18,9 @@ var credentials = []string{
 	"~/.netrc",
 	"~/.git-credentials",
 	"~/.gnupg/private-keys-v1.d",
+	"~/.claude/.credentials.json",
+	"~/.pi/agent/auth.json",
+	"~/.codex/auth.json",
 }
 
 // checkCredentials warns when the resolved policy lets agents read a
