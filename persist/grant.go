@@ -86,14 +86,7 @@ type Result struct {
 // file, creating the file when there is none. The package doc lists what it
 // guarantees and refuses.
 func Grant(o Options) (Result, error) {
-	key, err := arrayKey(o.Access)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := checkPath(o.Path); err != nil {
-		return Result{}, err
-	}
-	res, exists, err := o.target()
+	key, res, _, err := o.begin()
 	if err != nil {
 		return res, err
 	}
@@ -119,6 +112,19 @@ func Grant(o Options) (Result, error) {
 	return o.edit(again, key, exists)
 }
 
+// begin checks o's access and path and names the file a grant would write:
+// the list key for the access, the target, and whether it exists.
+func (o Options) begin() (key string, res Result, exists bool, err error) {
+	if key, err = arrayKey(o.Access); err != nil {
+		return "", Result{}, false, err
+	}
+	if err := checkPath(o.Path); err != nil {
+		return "", Result{}, false, err
+	}
+	res, exists, err = o.target()
+	return key, res, exists, err
+}
+
 // Check is a dry run of [Grant]: it names the file Grant would write (its
 // symlinks resolved, in Result.Resolved) and returns the error Grant would
 // give for the file as it is now, writing nothing: a refused or dangling
@@ -127,14 +133,7 @@ func Grant(o Options) (Result, error) {
 // The caller checks before offering a persist, so a person is never asked
 // to confirm one that will be refused, and shows Result.Resolved.
 func Check(o Options) (Result, error) {
-	key, err := arrayKey(o.Access)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := checkPath(o.Path); err != nil {
-		return Result{}, err
-	}
-	res, exists, err := o.target()
+	key, res, exists, err := o.begin()
 	if err != nil {
 		return res, err
 	}
