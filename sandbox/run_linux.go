@@ -241,21 +241,24 @@ func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
 }
 
 // Probe finds out what the sandbox can use: it looks bubblewrap up in
-// path and runs it once with a user namespace (a few milliseconds).
-// probe, when not empty, is run with sh -c instead of that bubblewrap run,
-// so tests can simulate disabled user namespaces.
+// path and runs it with a user namespace (a few milliseconds), again
+// when a run fails (see [probeUserNS]). probe, when not empty, is run
+// with sh -c instead of that bubblewrap run, so tests can simulate
+// disabled user namespaces.
 func Probe(path, probe string) Status {
 	s := Status{Bwrap: FindBwrap(path), Landlock: LandlockABI()}
 	if s.Bwrap == "" {
 		return s
 	}
-	c := exec.Command(s.Bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--", "true")
-	if probe != "" {
-		c = exec.Command("/bin/sh", "-c", probe)
-	}
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
-	s.UserNS = c.Run() == nil
+	s.UserNS = probeUserNS(func() error {
+		c := exec.Command(s.Bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--", "true")
+		if probe != "" {
+			c = exec.Command("/bin/sh", "-c", probe)
+		}
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		return c.Run()
+	}, time.Sleep)
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Runner is how one sandboxed command is started.
@@ -59,6 +60,34 @@ func FindBwrap(path string) string {
 		}
 	}
 	return ""
+}
+
+// probeRetries is how often the user-namespace probe runs again after a
+// failed run, waiting probePause, then twice that: one failure may be
+// transient (clone's EAGAIN, a user-namespace limit briefly reached, a
+// bubblewrap killed from outside), and a sidecar that took it for "no
+// sandbox here" would leave bash unfenced for its whole session. Where
+// user namespaces are off for good, the retries cost two more runs and
+// 150 ms, once per probe.
+const (
+	probeRetries = 2
+	probePause   = 50 * time.Millisecond
+)
+
+// probeUserNS reports whether run, one user-namespace probe, succeeds
+// within 1+probeRetries runs, calling pause before each retry. Only a
+// missing bubblewrap is certain at once (the caller does not probe then);
+// a failed run is not, so it is tried again before it counts.
+func probeUserNS(run func() error, pause func(time.Duration)) bool {
+	for i := 0; ; i++ {
+		if run() == nil {
+			return true
+		}
+		if i == probeRetries {
+			return false
+		}
+		pause(probePause * time.Duration(i+1))
+	}
 }
 
 // Status is what the sandbox can use on this machine.
