@@ -269,3 +269,27 @@ func startBatchModel(t *testing.T, turns [][]map[string]any) (*Model, string) {
 	})
 	return model, "http://" + ln.Addr().String()
 }
+
+// TestPiNoSandboxWarning: where the shell sandbox cannot work, bash runs
+// unfenced, and `pi -p` has no footer to say so: the extension says it
+// once on stderr, so the person does not take the run for a fenced one.
+func TestPiNoSandboxWarning(t *testing.T) {
+	pi := piBinary(t)
+	w := newPiWorld(t)
+	w.env = append(w.env, "PICKET_SANDBOX_PROBE=false")
+	model, err := StartModel([]Turn{
+		0: ToolUse("bash", map[string]any{"command": "echo one"}),
+		1: ToolUse("bash", map[string]any{"command": "echo two"}),
+		2: Text("done"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	w.useModel(t, model)
+	_, stderr := w.runPiPrintErr(t, pi)
+	const warning = "picket: warning: bash runs UNFENCED"
+	if n := bytes.Count(stderr, []byte(warning)); n != 1 {
+		t.Errorf("pi -p stderr says %q %d times, want once:\n%s", warning, n, stderr)
+	}
+}

@@ -85,20 +85,28 @@ func piArgs(extra ...string) []string {
 // runPiPrint runs `pi -p` in the project and returns its stdout.
 func (w *piWorld) runPiPrint(t *testing.T, pi string, extra ...string) []byte {
 	t.Helper()
+	stdout, _ := w.runPiPrintErr(t, pi, extra...)
+	return stdout
+}
+
+// runPiPrintErr runs `pi -p` in the project and returns its stdout and
+// stderr.
+func (w *piWorld) runPiPrintErr(t *testing.T, pi string, extra ...string) (stdout, stderr []byte) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, pi, piArgs(append(extra, "-p", "Do the scripted steps.")...)...)
 	cmd.Dir = w.project
 	cmd.Env = w.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("pi -p: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.Bytes(), stderr.Bytes())
+		t.Fatalf("pi -p: %v\nstdout:\n%s\nstderr:\n%s", err, out.Bytes(), errOut.Bytes())
 	}
-	if stderr.Len() > 0 {
-		t.Logf("pi -p stderr:\n%s", stderr.Bytes())
+	if errOut.Len() > 0 {
+		t.Logf("pi -p stderr:\n%s", errOut.Bytes())
 	}
-	return stdout.Bytes()
+	return out.Bytes(), errOut.Bytes()
 }
 
 // piSessions returns the ids of Pi's sessions (the header line of each
@@ -811,6 +819,87 @@ func TestPiBatchPrompt(t *testing.T) {
 		allowed := !r.IsError && strings.Contains(r.text(), "-e2e")
 		if want := i == 2; allowed != want {
 			t.Errorf("read %s: tool_result = %q (is_error %v), want allowed %v", p, r.text(), r.IsError, want)
+		}
+	}
+}
+
+// TestPiUnicodeSpaceCwd guards against a pinned path that Pi resolves
+// again to another file: Pi's tools make a Unicode space (U+00A0) plain,
+// also in the absolute path the extension pins, so a call in a project
+// "proj\u00a0x" was judged there but ran in the sibling "proj x", here a
+// symlink out of the workspace. Every file tool, and "~" on a home that
+// holds such a space, must be blocked instead.
+func TestPiUnicodeSpaceCwd(t *testing.T) {
+	pi := piBinary(t)
+	w := newPiWorld(t)
+	project := filepath.Join(w.base, "proj\u00a0x")
+	writeFile(t, filepath.Join(project, "README.md"), "hello from the e2e readme\n")
+	writeFile(t, filepath.Join(project, "fence.jsonc"), projectFence)
+	mustRun(t, project, w.env, "git", "init", "-q")
+	w.project = project
+	outside := filepath.Join(w.base, "outside")
+	marker := "outside-e2e-" + randomHex(t)
+	writeFile(t, filepath.Join(outside, "README.md"), marker+"\n")
+	if err := os.Symlink(outside, filepath.Join(w.base, "proj x")); err != nil {
+		t.Fatal(err)
+	}
+	// Pi's home as "home\u00a0y", a link to the real one, so "~" holds the
+	// space. Pi finds its own extensions under "home y" (it makes the
+	// space plain there too): a second link.
+	home := filepath.Join(w.base, "home\u00a0y")
+	for _, l := range []string{home, filepath.Join(w.base, "home y")} {
+		if err := os.Symlink(w.home, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, e := range w.env {
+		if strings.HasPrefix(e, "HOME=") {
+			w.env[i] = "HOME=" + home
+		}
+	}
+
+	calls := []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"write", map[string]any{"path": "authorized_keys", "content": "ssh-ed25519 AAAA-e2e\n"}},
+		{"read", map[string]any{"path": "README.md"}},
+		{"edit", map[string]any{"path": "README.md", "edits": []map[string]any{{"oldText": "hello", "newText": "bye"}}}},
+		{"ls", map[string]any{"path": "."}},
+		{"grep", map[string]any{"pattern": "outside-e2e", "path": "."}},
+		{"find", map[string]any{"pattern": "*.md", "path": "."}},
+		{"write", map[string]any{"path": "~/notes.txt", "content": "notes\n"}},
+	}
+	script := make([]Turn, 0, len(calls)+1)
+	for _, c := range calls {
+		script = append(script, ToolUse(c.tool, c.input))
+	}
+	model, err := StartModel(append(script, Text("done")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	w.useModel(t, model)
+	w.runPiPrint(t, pi)
+
+	results := toolResults(t, model.Requests())
+	for k, c := range calls {
+		r := results[ToolUseID(k)]
+		if !r.IsError || !strings.Contains(r.text(), "picket: blocked") || !strings.Contains(r.text(), "Unicode space") {
+			t.Errorf("%s %v: tool_result = %q (is_error %v), want a picket block naming the Unicode space", c.tool, c.input["path"], r.text(), r.IsError)
+		}
+	}
+	for _, f := range []string{filepath.Join(outside, "authorized_keys"), filepath.Join(w.home, "notes.txt")} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("a blocked write landed: %s exists", f)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(outside, "README.md")); string(got) != marker+"\n" {
+		t.Errorf("outside/README.md = %q, want it untouched", got)
+	}
+	for i, r := range model.Requests() {
+		if bytes.Contains(r.Body, []byte(marker)) {
+			t.Errorf("request %d carries outside/README.md to the model", i)
 		}
 	}
 }

@@ -7,7 +7,8 @@
  * What it guarantees: a file tool call runs only after the sidecar answered
  * "allow" for the exact absolute path Pi's own tool will open (the call's
  * path is rewritten to that path first, then to the resolved path picket
- * judged). A sidecar that dies, hangs or speaks another protocol is
+ * judged; a call whose path Pi would not open as rewritten, as where the
+ * session cwd or the home holds a Unicode space, is blocked). A sidecar that dies, hangs or speaks another protocol is
  * restarted once; if it is still down, file tools are blocked. Every bash
  * tool call and every `!cmd` runs under `picket run` (see BASH below),
  * unless picket's status says the shell sandbox cannot work on this machine;
@@ -45,6 +46,10 @@ const STATUS_KEY = "picket";
 
 const BASH_KEPT = "picket: bash and !cmd still run under picket run, which refuses them or fences them";
 const DOWN = "picket: error: the picket sidecar is not running; file tools are blocked";
+/** Said once on stderr where there is no footer (pi -p) and bash runs unfenced. */
+const NO_SANDBOX =
+	"picket: warning: bash runs UNFENCED in this session: picket's shell sandbox cannot work here (bubblewrap missing or user namespaces off); file tools are still judged\n" +
+	"picket: hint: run 'picket show' to see why";
 
 const FOOTER = {
 	fenced: "🔒 fenced (bash + fs)",
@@ -128,12 +133,34 @@ function resolveReadPath(p: string, cwd: string): string {
 /**
  * pinPath rewrites the call's path to the absolute path Pi's tool will open,
  * so what picket judges and what the tool touches cannot differ. Pi runs
- * tools with the mutated input (docs/extensions.md, tool_call).
+ * tools with the mutated input (docs/extensions.md, tool_call), and resolves
+ * that input again: a pin holds only where Pi resolves the pinned path to
+ * itself. It does not where the session cwd or the home holds a Unicode
+ * space (Pi makes the space plain and opens a sibling), and then pinPath
+ * returns why the call must be blocked; otherwise "".
  */
-function pinPath(tool: string, input: Record<string, any>, cwd: string): void {
+function pinPath(tool: string, input: Record<string, any>, cwd: string): string {
 	const p = input?.path;
-	if (typeof p !== "string" || p === "") return; // absent: the tool's "." = cwd
-	input.path = toolPath(tool, p, cwd);
+	if (typeof p !== "string" || p === "") return ""; // absent: the tool's "." = cwd
+	const pinned = toolPath(tool, p, cwd);
+	const opened = toolPath(tool, pinned, cwd);
+	if (opened !== pinned) return unpinnable(tool, pinned, opened);
+	input.path = pinned;
+	return "";
+}
+
+/** unpinnable is the block reason for a path Pi would not open as judged. */
+function unpinnable(tool: string, pinned: string, opened: string): string {
+	return (
+		`picket: blocked: this ${tool} call's path resolves to ${visible(pinned)}, but Pi's ${tool} tool would open ` +
+		`${visible(opened)} (it turns Unicode spaces into plain ones), so picket cannot make it open the path it judges; ` +
+		"the session's directory or the home holds a Unicode space: work in a directory without one, or use bash"
+	);
+}
+
+/** visible quotes p with its Unicode spaces spelled out (\u00a0). */
+function visible(p: string): string {
+	return JSON.stringify(p).replace(UNICODE_SPACES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function toolPath(tool: string, p: string, cwd: string): string {
@@ -265,6 +292,7 @@ export default function (pi: ExtensionAPI) {
 	let prompting: Promise<unknown> = Promise.resolve(); // one prompt at a time
 	let shell: Shell = "unknown";
 	let bashRegistered = false;
+	let warnedNoSandbox = false;
 
 	const noFence = () => pi.getFlag("no-fence") === true;
 	/** wrapBash: bash runs under picket run unless fencing is off or cannot work here. */
@@ -348,7 +376,18 @@ export default function (pi: ExtensionAPI) {
 		}
 		if (wrapBash()) fenceBash();
 		footer(ctx);
+		warnNoSandbox(ctx);
 		return why;
+	}
+
+	/**
+	 * warnNoSandbox says once on stderr that bash runs unfenced, where no
+	 * footer can (pi -p): the person must not take the run for a fenced one.
+	 */
+	function warnNoSandbox(ctx: ExtensionContext): void {
+		if (ctx.hasUI || warnedNoSandbox || noFence() || shell !== "unavailable") return;
+		warnedNoSandbox = true;
+		console.error(NO_SANDBOX);
 	}
 
 	pi.on("session_start", async (_event, ctx) => {
@@ -419,7 +458,8 @@ export default function (pi: ExtensionAPI) {
 		if (!FILE_TOOLS.has(event.toolName) || noFence()) return;
 		const input = event.input as Record<string, any>;
 		try {
-			pinPath(event.toolName, input, ctx.cwd);
+			const unpinned = pinPath(event.toolName, input, ctx.cwd);
+			if (unpinned) return { block: true, reason: unpinned };
 			const call = { session, turn: String(turn), cwd: ctx.cwd, tool: event.toolName, input };
 			const r = must(await request("decide", { ...call, prompt: ctx.hasUI }));
 			const block = { block: true, reason: String(r.message || "picket: blocked") };
