@@ -16,13 +16,17 @@ func TestImports(t *testing.T) {
 }
 
 // FuzzImports: memory files are the agent's to write; every import read
-// from one is a non-empty word.
+// from one is a non-empty word, in which a space can only stand for an
+// escaped one ("\\ ", as Claude Code reads "@my\\ file.md").
 func FuzzImports(f *testing.F) {
 	f.Add("@../.env\n")
 	f.Add("x @a.md, @@b `@c` \u00a0@d")
+	f.Add("@\\ ")
 	f.Fuzz(func(t *testing.T, text string) {
+		escaped := strings.Count(text, "\\ ")
 		for _, imp := range imports(text) {
-			if imp == "" || strings.ContainsFunc(imp, func(r rune) bool { return r == ' ' || r == '\n' || r == '\t' }) {
+			if imp == "" || strings.ContainsFunc(imp, func(r rune) bool { return r == '\n' || r == '\t' || r == '\r' }) ||
+				strings.Count(imp, " ") > escaped {
 				t.Errorf("imports(%q) gave %q", text, imp)
 			}
 		}

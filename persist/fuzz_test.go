@@ -19,6 +19,7 @@ func FuzzAddEntry(f *testing.F) {
 	}
 	f.Add([]byte(`{"filesystem": {"allowRead": ["/a" // c
 ]}}`), false, "/a/\"b\"\n")
+	f.Add([]byte("{\t}"), true, "/") // the tab of an empty one-line object is re-laid
 	f.Fuzz(func(t *testing.T, src []byte, write bool, path string) {
 		if checkPath(path) != nil {
 			return
