@@ -3,8 +3,6 @@ package decide
 import (
 	"fmt"
 	"strings"
-
-	"github.com/gobwas/glob"
 )
 
 // nameSet is picket.blocklist: name patterns compared, case-insensitively,
@@ -18,7 +16,7 @@ type nameSet struct {
 
 type nameGlob struct {
 	rule Rule
-	g    *glob.Pattern
+	g    matcher
 }
 
 func newNameSet(rules []Rule) (*nameSet, error) {
@@ -33,7 +31,7 @@ func newNameSet(rules []Rule) (*nameSet, error) {
 		case strings.HasPrefix(name, "*.") && !hasMeta(name[1:]) && !strings.Contains(name[2:], "."):
 			s.ext[name[2:]] = r
 		default:
-			g, err := compiler.Compile(translate(name))
+			g, err := compileGlob(translate(name))
 			if err != nil {
 				return nil, fmt.Errorf("%s: blocklist entry %q does not compile: %w", r.Source, r.Pattern, err)
 			}

@@ -295,7 +295,7 @@ func (pt *pattern) compile(prefix, globRest string) error {
 // shared by goroutines, hence the sync.Once.
 type lazyGlob struct {
 	once    sync.Once
-	g, base *glob.Pattern
+	g, base matcher
 	err     error
 }
 
@@ -303,11 +303,11 @@ type lazyGlob struct {
 func (pt *pattern) load() *lazyGlob {
 	l := pt.lazy
 	l.once.Do(func() {
-		if l.g, l.err = compiler.Compile(pt.src); l.err != nil {
+		if l.g, l.err = compileGlob(pt.src); l.err != nil {
 			return
 		}
 		if pt.baseSrc != "" {
-			l.base, l.err = compiler.Compile(pt.baseSrc)
+			l.base, l.err = compileGlob(pt.baseSrc)
 		}
 	})
 	return l
