@@ -6,18 +6,22 @@ import (
 	"strings"
 )
 
-// Decide judges one request against p. It is pure: both spellings of the
-// path are already in r, so it touches no filesystem and can be called
-// concurrently from any number of sessions.
+// Decide judges one request against p. Both spellings of the path are in
+// r: Resolved must be what [Canonicalize] returns (absolute; it is cleaned
+// again here, and one that is relative or holds a NUL byte is denied), so
+// Decide resolves no path of the request and can be called concurrently
+// from any number of sessions. It is not quite pure: the first decision
+// that needs one of p's rule lists resolves that list's literal
+// directories (an lstat each, see [Compile]), once for the life of p.
 func Decide(p Policy, r Request) Decision {
 	d := Decision{Access: r.Access, Path: r.Path, Resolved: r.Resolved}
 	if p.c == nil {
 		return deny(d, LayerBoundary, RuleCanonicalize, Rule{}, "picket has no compiled policy", "")
 	}
-	req, res := p.fold(filepath.Clean(r.Path)), p.fold(r.Resolved)
-	if r.Resolved == "" {
+	if !strings.HasPrefix(r.Resolved, "/") || strings.IndexByte(r.Resolved, 0) >= 0 {
 		return deny(d, LayerBoundary, RuleCanonicalize, Rule{}, "the path was not resolved", "")
 	}
+	req, res := p.fold(filepath.Clean(r.Path)), p.fold(filepath.Clean(r.Resolved))
 	spellings := []string{res}
 	if req != res && strings.HasPrefix(req, "/") {
 		spellings = append(spellings, req)

@@ -39,6 +39,30 @@
 // outside picket's view, is not caught here. The shell sandbox is the layer
 // that holds at the kernel.
 //
+// # Embedding
+//
 // Decide, Compile and the types here do not depend on any terminal, audit or
-// UI package, so multi-tenant servers can embed them.
+// UI package, so multi-tenant servers can embed them. What to know when
+// doing so:
+//
+//   - Filesystem: [Canonicalize] and [Check] resolve paths in the calling
+//     process's mount namespace with its credentials; [Compile] and the
+//     first [Decide] that needs a rule list lstat that list's literal
+//     directories once; [Load] reads policy files. [Decide] on a built
+//     Policy reads nothing else. Policies and sessions share nothing.
+//   - Mandatory denies: a [Spec] holds only what it is given. Build its
+//     Mandatory with [MandatoryRules] (as [Load] does), or .git/hooks,
+//     fence.jsonc and agent settings stay writable.
+//   - Env: [Load] needs an absolute Cwd and a Home; [EnvFromOS] fills what
+//     the process's own environment says (its HOME, its executable), which
+//     is the server's, not a tenant's: build a tenant's Env yourself.
+//   - extends: [Load] follows a policy's "extends" to any file the process
+//     can read, another tenant's included. Load tenants' policies with
+//     [Env.ConfigFile] set, from files you control, or check the chain
+//     ([Loaded.Chain]) before use.
+//   - Cost: literal directories, "**/name" and "**/*.ext" rules and the
+//     blocklist's plain names and extensions are looked up in an index, at
+//     a cost that does not grow with their number; every other glob is
+//     tried in turn. Globs with two or more stars are matched in time
+//     linear in the path.
 package decide

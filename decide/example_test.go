@@ -25,9 +25,13 @@ func Example_multiTenant() {
 		root := filepath.Join(base, tenant)
 		os.MkdirAll(root, 0o755)
 		os.WriteFile(filepath.Join(root, ".env"), []byte("TOKEN=x\n"), 0o600)
+		home := filepath.Join(base, "home")
 		policies[tenant] = decide.MustCompile(decide.Spec{
-			Root: root, Home: filepath.Join(base, "home"),
+			Root: root, Home: home,
 			Blocklist: decide.Rules("operator", ".env", "*.pem"),
+			// The non-overridable denies (.git/hooks, fence.jsonc, agent
+			// settings, ...): a Spec holds only what it is given.
+			Mandatory: decide.MandatoryRules(decide.MandatoryInput{Root: root, Home: home}),
 		})
 	}
 
@@ -55,9 +59,10 @@ func Example_multiTenant() {
 				}
 				return "deny " + string(d.Layer)
 			}
-			lines[i] = fmt.Sprintf("%s (%s): write report.md: %s; write ../%s/x: %s; read .env: %s",
+			lines[i] = fmt.Sprintf("%s (%s): write report.md: %s; write ../%s/x: %s; read .env: %s; write .git/hooks/pre-commit: %s",
 				s.tenant, s.mode, verdict(decide.Write, "report.md"),
-				s.other, verdict(decide.Write, "../"+s.other+"/x"), verdict(decide.Read, ".env"))
+				s.other, verdict(decide.Write, "../"+s.other+"/x"), verdict(decide.Read, ".env"),
+				verdict(decide.Write, ".git/hooks/pre-commit"))
 		}()
 	}
 	wg.Wait()
@@ -65,7 +70,7 @@ func Example_multiTenant() {
 		fmt.Println(l)
 	}
 	// Output:
-	// acme (workspace-write): write report.md: allow; write ../globex/x: deny boundary; read .env: deny blocklist
-	// acme (read-only): write report.md: deny mode; write ../globex/x: deny mode; read .env: deny blocklist
-	// globex (workspace-write): write report.md: allow; write ../acme/x: deny boundary; read .env: deny blocklist
+	// acme (workspace-write): write report.md: allow; write ../globex/x: deny boundary; read .env: deny blocklist; write .git/hooks/pre-commit: deny mandatory
+	// acme (read-only): write report.md: deny mode; write ../globex/x: deny mode; read .env: deny blocklist; write .git/hooks/pre-commit: deny mandatory
+	// globex (workspace-write): write report.md: allow; write ../acme/x: deny boundary; read .env: deny blocklist; write .git/hooks/pre-commit: deny mandatory
 }

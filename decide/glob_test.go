@@ -77,3 +77,19 @@ func TestGlobLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideResolvedIsCleaned: Decide is handed Resolved by its caller; one
+// that climbs out with "..", is relative or holds a NUL is not taken at its
+// word (an embedding server may build requests itself).
+func TestDecideResolvedIsCleaned(t *testing.T) {
+	root := t.TempDir()
+	p := MustCompile(Spec{Root: root, Home: t.TempDir(), Mode: WorkspaceWrite, AllowWrite: Rules("t", ".")})
+	for _, resolved := range []string{root + "/../../../../etc/cron.d/x", "etc/cron.d/x", root + "/a\x00b", ""} {
+		if d := Decide(p, Request{Access: Write, Path: root + "/x", Resolved: resolved, Size: -1}); d.Allow {
+			t.Errorf("Decide(write, Resolved %q) allowed", resolved)
+		}
+	}
+	if d := Decide(p, Request{Access: Write, Path: root + "/x", Resolved: root + "/./x", Size: -1}); !d.Allow {
+		t.Errorf("Decide(write, Resolved %q) = %+v, want allowed", root+"/./x", d)
+	}
+}
