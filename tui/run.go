@@ -27,6 +27,11 @@ func Run(ctx context.Context, r Request, in io.Reader, out io.Writer, opts Optio
 		tea.WithInput(watchInput(in, lost)),
 		tea.WithOutput(out),
 		tea.WithAltScreen(),
+		// Signals are the caller's: it ends the prompt through ctx. Bubble
+		// Tea's own handler, racing that cancel, could block sending its
+		// quit to a loop already gone and hold Run (and the terminal, raw)
+		// for good.
+		tea.WithoutSignalHandler(),
 	)
 	final, err := p.Run()
 	if err != nil {

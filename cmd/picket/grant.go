@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -135,16 +136,35 @@ func (c *cli) ask(loaded *decide.Loaded, call grantCall, d decide.Decision, req 
 	return ans, surface, err
 }
 
-// promptContext bounds one prompt: its own timeout and a margin, and the
-// hook's interruption (a signal). It moves the hook's deadline past it.
+// promptContext bounds one prompt: its own timeout and a margin. It moves
+// the hook's deadline past it. In the hook a signal (the terminal hanging
+// up, a TERM) ends the prompt too, which then gives the terminal back as
+// it found it and denies; once the prompt is over the hook ignores them
+// again (see runHook).
 func (c *cli) promptContext(req tui.Request) (context.Context, context.CancelFunc) {
 	timeout := time.Duration(req.TimeoutSeconds) * time.Second
 	c.extendDeadline(timeout + 20*time.Second)
-	base := c.interrupted
-	if base == nil {
-		base = context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+10*time.Second)
+	if c.interrupted == nil {
+		return ctx, cancel
 	}
-	return context.WithTimeout(base, timeout+10*time.Second)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, hookSignals...)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel()
+			select {
+			case c.interrupted <- s:
+			default:
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Ignore(hookSignals...) // first: it takes sigs off the handlers, so none is reset to the default
+		cancel()
+	}
 }
 
 // grantCall is the part of a tool call the grant flow needs.

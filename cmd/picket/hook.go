@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -30,16 +29,24 @@ func init() { commands["hook"] = runHook }
 // `install` writes a hook timeout well above it.
 const hookDeadline = 10 * time.Second
 
+// hookSignals are the signals the hook outlives: a terminal hanging up, an
+// interrupt, a termination.
+var hookSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM}
+
 // runHook answers one agent hook event. It only ever exits 0 (Claude Code
 // reads any other status but 2 as "go ahead"); a file tool call that cannot
 // be judged (bad input, broken policy, deadline, panic) is denied.
 func runHook(c *cli, args []string) int {
 	// A signal must not end the hook unanswered: Claude Code reads the
 	// exit status of a killed hook (129 after a hangup of the terminal a
-	// prompt was on, 143 after a TERM) as "go ahead". Caught from the
-	// start and never released: the answer is written before picket exits.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	// prompt was on, 143 after a TERM) as "go ahead". They are ignored from
+	// the start, so the hook goes on to its answer (its deadline bounds
+	// it); a prompt on screen catches them instead, to give the terminal
+	// back and deny (see promptContext). Ignoring costs three syscalls;
+	// catching would start a thread on every call.
+	signal.Ignore(hookSignals...)
+	interrupted := make(chan os.Signal, 1)
+	c.interrupted = interrupted
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	agent := fs.String("agent", "claude", "the agent whose event is on stdin (claude)")
@@ -54,11 +61,6 @@ func runHook(c *cli, args []string) int {
 		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("unknown agent %q", *agent))))
 		return 0
 	}
-	// A prompt on the person's terminal is cancelled through ctx when a
-	// signal comes, so that it gives the terminal back as it found it.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c.interrupted = ctx
 	done := make(chan []byte, 1)
 	extend := make(chan time.Duration, 4)
 	c.extend = func(d time.Duration) {
@@ -90,14 +92,13 @@ wait:
 		select {
 		case out = <-done:
 			break wait
-		case s := <-sigs:
-			cancel()
-			select { // let a prompt restore the terminal; the answer stands
+		case s := <-interrupted:
+			select { // the prompt gives the terminal back; its answer is not waited for
 			case <-done:
 			case <-time.After(time.Second):
 			}
-			out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("interrupted by %v before a decision", s)))
-			why = fmt.Sprintf("hook interrupted by %v; the call was denied", s)
+			out = hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("interrupted by %v during a prompt", s)))
+			why = fmt.Sprintf("hook interrupted by %v during a prompt; the call was denied", s)
 			break wait
 		case d := <-extend:
 			timer.Reset(d)

@@ -878,9 +878,10 @@ func hungLedger(t *testing.T) (*hookProject, string) {
 	return h, h.pre("Edit", map[string]any{"file_path": readme, "old_string": "#", "new_string": "##"})
 }
 
-// TestHookSignals: a hook killed by a hangup (the terminal its prompt was
-// on closed), an interrupt or a termination still answers deny and exits
-// 0; Claude Code reads 129, 130 or 143 as "go ahead".
+// TestHookSignals: a hangup (the terminal closed), an interrupt or a
+// termination does not end the hook unanswered (Claude Code reads 129, 130
+// or 143 as "go ahead"): it goes on to its answer, here the deadline's
+// deny, and exits 0.
 func TestHookSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -889,7 +890,7 @@ func TestHookSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			h, event := hungLedger(t)
-			cmd := exec.Command(bin, "hook")
+			cmd := exec.Command(bin, "hook", "--deadline", "1500ms")
 			cmd.Env = h.env
 			cmd.Stdin = strings.NewReader(event)
 			var stdout, stderr bytes.Buffer
@@ -897,8 +898,7 @@ func TestHookSignals(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// The hook is stuck on the ledger lock once it has read its
-			// event; give it the time to get there.
+			// Stuck on the ledger lock by now.
 			time.Sleep(500 * time.Millisecond)
 			cmd.Process.Signal(sig)
 			if err := cmd.Wait(); err != nil {
@@ -906,27 +906,29 @@ func TestHookSignals(t *testing.T) {
 			}
 			var out struct{ HookSpecificOutput map[string]string }
 			json.Unmarshal(stdout.Bytes(), &out)
-			if o := out.HookSpecificOutput; o["permissionDecision"] != "deny" || !strings.Contains(o["permissionDecisionReason"], "interrupted") {
-				t.Errorf("hook after %v printed %q, want a deny naming the interruption", sig, stdout.String())
+			if o := out.HookSpecificOutput; o["permissionDecision"] != "deny" {
+				t.Errorf("hook after %v printed %q, want a deny", sig, stdout.String())
 			}
 		})
 	}
-	// Still reading its event (the agent has not closed stdin): the same.
+	// Still reading its event (the agent has not closed stdin): the same,
+	// and the event it then gets is judged (here: cut short, so denied).
 	t.Run("while reading", func(t *testing.T) {
 		cmd := exec.Command(bin, "hook")
 		in, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer in.Close()
 		var stdout bytes.Buffer
 		cmd.Stdout = &stdout
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		in.Write([]byte(`{"hook_event_name":"PreToolUse",`))
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGTERM)
+		time.Sleep(200 * time.Millisecond)
+		in.Close()
 		if err := cmd.Wait(); err != nil || !strings.Contains(stdout.String(), `"permissionDecision":"deny"`) {
 			t.Errorf("hook TERMed while reading its event: %v, printed %q; want exit 0 and a deny", err, stdout.String())
 		}

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -28,9 +28,10 @@ type cli struct {
 	// modes, when set, returns a session's own mode (picket serve keeps
 	// them; one session switching mode never changes another's).
 	modes func(session string) decide.Mode
-	// interrupted, when set, is done once the hook was told to stop (a
-	// signal): a prompt on screen then gives up and restores the terminal.
-	interrupted context.Context
+	// interrupted, set by the hook (which ignores hookSignals except while
+	// a prompt is on screen, see promptContext), takes a signal that came
+	// during a prompt: the hook then denies at once.
+	interrupted chan<- os.Signal
 	// shellPrefix marks a run for Claude Code's CLAUDE_CODE_SHELL_PREFIX,
 	// where no one can add --unsandboxed.
 	shellPrefix bool
