@@ -201,7 +201,7 @@ func TestPiParallelLinkSwap(t *testing.T) {
 	}
 	read := map[string]any{"name": "read", "input": map[string]any{"path": "link"}}
 	write := map[string]any{"name": "write", "input": map[string]any{"path": "wlink", "content": "PWNED\n"}}
-	model, url := startBatchModel(t, [][]map[string]any{
+	model, url := startBatchModel(t, "done", [][]map[string]any{
 		{bash("ln -sfn ~/.ssh/id_rsa link && ln -sfn ../outside/pwned wlink && echo swapped"), read, write},
 	})
 	w.useModel(t, &Model{URL: url})
@@ -229,9 +229,9 @@ func TestPiParallelLinkSwap(t *testing.T) {
 
 // startBatchModel serves turns of several tool calls each, with ids
 // toolu_batch_<turn>_<call> (Model gives every call of a turn one id), then
-// "done". It returns the model that records the requests and the URL to
-// point Pi at.
-func startBatchModel(t *testing.T, turns [][]map[string]any) (*Model, string) {
+// the text final. It returns the model that records the requests and the
+// URL to point Pi at.
+func startBatchModel(t *testing.T, final string, turns [][]map[string]any) (*Model, string) {
 	t.Helper()
 	model, err := StartModel(nil)
 	if err != nil {
@@ -251,7 +251,7 @@ func startBatchModel(t *testing.T, turns [][]map[string]any) (*Model, string) {
 		}
 		k := countAssistant(req)
 		model.record(Request{Method: r.Method, Path: r.URL.Path, Body: body, Turn: k})
-		msg := message(req.Model, k, Text("done"))
+		msg := message(req.Model, k, Text(final))
 		if k < len(turns) {
 			var content []map[string]any
 			for i, c := range turns[k] {

@@ -763,37 +763,12 @@ func TestPiBatchPrompt(t *testing.T) {
 		paths = append(paths, p)
 	}
 	// One message asking for three reads, each with its own id; then the end.
-	model, err := StartModel(nil)
-	if err != nil {
-		t.Fatal(err)
+	var reads []map[string]any
+	for _, p := range paths {
+		reads = append(reads, map[string]any{"name": "read", "input": map[string]any{"path": p}})
 	}
-	defer model.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req messagesRequest
-		if json.Unmarshal(body, &req) != nil || len(req.Tools) == 0 {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			model.ServeHTTP(rw, r)
-			return
-		}
-		model.record(Request{Method: r.Method, Path: r.URL.Path, Body: body, Turn: countAssistant(req)})
-		msg := message(req.Model, 0, Text("batch done"))
-		if countAssistant(req) == 0 {
-			var content []map[string]any
-			for i, p := range paths {
-				content = append(content, map[string]any{"type": "tool_use", "id": "toolu_batch_" + strconv.Itoa(i), "name": "read", "input": map[string]any{"path": p}})
-			}
-			msg["content"], msg["stop_reason"] = content, "tool_use"
-		}
-		writeStream(rw, msg)
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	w.useModel(t, &Model{URL: "http://" + ln.Addr().String()})
+	model, url := startBatchModel(t, "batch done", [][]map[string]any{reads})
+	w.useModel(t, &Model{URL: url})
 
 	tm.start("a", pi)
 	tm.waitScreen("a", piFenced(), 20*time.Second)
@@ -815,7 +790,7 @@ func TestPiBatchPrompt(t *testing.T) {
 
 	results := toolResults(t, model.Requests())
 	for i, p := range paths {
-		r := results["toolu_batch_"+strconv.Itoa(i)]
+		r := results["toolu_batch_0_"+strconv.Itoa(i)]
 		allowed := !r.IsError && strings.Contains(r.text(), "-e2e")
 		if want := i == 2; allowed != want {
 			t.Errorf("read %s: tool_result = %q (is_error %v), want allowed %v", p, r.text(), r.IsError, want)
