@@ -64,5 +64,7 @@
 //     blocklist's plain names and extensions are looked up in an index, at
 //     a cost that does not grow with their number; every other glob is
 //     tried in turn. Globs with two or more stars are matched in time
-//     linear in the path.
+//     linear in the path times the pattern's length: a tenant's policy of
+//     thousand-character patterns costs accordingly, so bound what you
+//     accept.
 package decide

@@ -310,3 +310,19 @@ func TestGitEntryNeverWritten(t *testing.T) {
 	}
 	allow.check(t, "Check(write sub/.git/objects/ab/cd)", decide.Check(pol, decide.Write, "sub/.git/objects/ab/cd", tr.ws, 1))
 }
+
+// TestDecideResolvedIsCleaned: Decide is handed Resolved by its caller; one
+// that climbs out with "..", is relative or holds a NUL is not taken at its
+// word (an embedding server may build requests itself).
+func TestDecideResolvedIsCleaned(t *testing.T) {
+	root := t.TempDir()
+	p := decide.MustCompile(decide.Spec{Root: root, Home: t.TempDir(), Mode: decide.WorkspaceWrite, AllowWrite: decide.Rules("t", ".")})
+	for _, resolved := range []string{root + "/../../../../etc/cron.d/x", "etc/cron.d/x", root + "/a\x00b", ""} {
+		if d := decide.Decide(p, decide.Request{Access: decide.Write, Path: root + "/x", Resolved: resolved, Size: -1}); d.Allow {
+			t.Errorf("Decide(write, Resolved %q) allowed", resolved)
+		}
+	}
+	if d := decide.Decide(p, decide.Request{Access: decide.Write, Path: root + "/x", Resolved: root + "/./x", Size: -1}); !d.Allow {
+		t.Errorf("Decide(write, Resolved %q) = %+v, want allowed", root+"/./x", d)
+	}
+}

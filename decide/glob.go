@@ -18,7 +18,8 @@ type matcher interface{ Match(s string) bool }
 // a long name of a's took seconds, "**/src/**/test/*fixture*" a second on a
 // 558-byte path an agent chose), and the paths are the agent's to choose.
 // Such a pattern is matched by the equivalent RE2 expression instead,
-// whose time is linear in the path. gobwas stays the parser and the
+// whose time is linear in the path (times the pattern's length, which a
+// policy author controls). gobwas stays the parser and the
 // judge of syntax, and matches the rest.
 func compileGlob(src string) (matcher, error) {
 	g, err := compiler.Compile(src)
@@ -43,7 +44,8 @@ func (m reMatcher) Match(s string) bool { return m.re.MatchString(s) }
 // is .*, and a '**' that starts a segment and is followed by '/' stands
 // for any run of whole segments, (?:.*/)?. ok is false for a pattern with
 // fewer stars, with braces (picket escapes them all), or one RE2 cannot
-// take (invalid UTF-8): gobwas matches those.
+// take or would read otherwise (invalid UTF-8, a literal U+FFFD, which RE2
+// matches against any invalid byte): gobwas matches those.
 func globRegexp(src string) (re *regexp.Regexp, ok bool) {
 	toks, ok := globTokens(src)
 	if !ok {
@@ -65,6 +67,9 @@ func globRegexp(src string) (re *regexp.Regexp, ok bool) {
 		t := toks[i]
 		switch t.Type {
 		case syntax.Text:
+			if strings.ContainsRune(t.Data, utf8.RuneError) {
+				return nil, false // RE2 would take it for any invalid byte
+			}
 			b.WriteString(regexp.QuoteMeta(t.Data))
 			last, _ := utf8.DecodeLastRuneInString(t.Data)
 			start = last == '/'

@@ -17,6 +17,9 @@ var globCases = []struct{ pattern, path string }{
 	{"**/[!a]*/*", "/a/b"}, {"**/[!a]*/*", "//b"}, {"**/[a-c]*?*", "/b1"}, {"**/[a-c]*?*", "/d1"},
 	{`**/\*x*`, "/*xy"}, {`**/\*x*`, "/axy"}, {"**/**", "/"}, {"**/**", ""}, {"*/**/*", "a//b"},
 	{"**/a\u00e9*b*", "/a\u00e9zzb"}, {"**/a*b*", "/a\xffb"}, {"**/*\n*", "/x\ny"},
+	// RE2 reads an invalid byte as U+FFFD, gobwas compares bytes: a pattern
+	// spelling U+FFFD stays with gobwas.
+	{"**/\ufffd*x*", "/\xffax"}, {"**/a\ufffd*x*", "/a\xffax"},
 }
 
 func TestGlobRegexpAgrees(t *testing.T) {
@@ -75,21 +78,5 @@ func TestGlobLinear(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%q on a %d-byte path did not answer in 10 s", c.pattern, len(c.path))
 		}
-	}
-}
-
-// TestDecideResolvedIsCleaned: Decide is handed Resolved by its caller; one
-// that climbs out with "..", is relative or holds a NUL is not taken at its
-// word (an embedding server may build requests itself).
-func TestDecideResolvedIsCleaned(t *testing.T) {
-	root := t.TempDir()
-	p := MustCompile(Spec{Root: root, Home: t.TempDir(), Mode: WorkspaceWrite, AllowWrite: Rules("t", ".")})
-	for _, resolved := range []string{root + "/../../../../etc/cron.d/x", "etc/cron.d/x", root + "/a\x00b", ""} {
-		if d := Decide(p, Request{Access: Write, Path: root + "/x", Resolved: resolved, Size: -1}); d.Allow {
-			t.Errorf("Decide(write, Resolved %q) allowed", resolved)
-		}
-	}
-	if d := Decide(p, Request{Access: Write, Path: root + "/x", Resolved: root + "/./x", Size: -1}); !d.Allow {
-		t.Errorf("Decide(write, Resolved %q) = %+v, want allowed", root+"/./x", d)
 	}
 }

@@ -30,7 +30,9 @@ func init() { commands["hook"] = runHook }
 const hookDeadline = 10 * time.Second
 
 // hookSignals are the signals the hook outlives: a terminal hanging up, an
-// interrupt, a termination.
+// interrupt, a termination. Ignored, they stay ignored in any program the
+// hook starts outside a prompt (it starts none today; tmux for a popup runs
+// while they are caught, so with the default dispositions).
 var hookSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM}
 
 // runHook answers one agent hook event. It only ever exits 0 (Claude Code

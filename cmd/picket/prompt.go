@@ -63,7 +63,7 @@ func (c *cli) askPerson(requestFile, ttyPath string) tui.Answer {
 	defer tty.Close()
 	// A terminal that goes away sends SIGHUP: deny and write the answer
 	// rather than die without one.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	a, err := tui.Run(ctx, r, tty, tty, tui.Options{NoColor: c.promptNoColor()})
 	if err != nil {
