@@ -173,9 +173,16 @@ func container(t testing.TB, src []byte, key string) (start, end int) {
 	return inner.StartOffset, inner.EndOffset
 }
 
-// unblank is b without spaces and tabs.
+// unblank is b without spaces, tabs and carriage returns: the blank an
+// empty one-line container may hold (see isBlank; a newline would make it
+// a multi-line one, which keeps its blank).
 func unblank(b []byte) []byte {
-	return bytes.ReplaceAll(bytes.ReplaceAll(b, []byte(" "), nil), []byte("\t"), nil)
+	return bytes.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '\r' {
+			return -1
+		}
+		return r
+	}, b)
 }
 
 func isSubsequence(sub, s []byte) bool {

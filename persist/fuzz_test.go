@@ -19,7 +19,8 @@ func FuzzAddEntry(f *testing.F) {
 	}
 	f.Add([]byte(`{"filesystem": {"allowRead": ["/a" // c
 ]}}`), false, "/a/\"b\"\n")
-	f.Add([]byte("{\t}"), true, "/") // the tab of an empty one-line object is re-laid
+	f.Add([]byte("{\t}"), true, "/") // the blank of an empty one-line object is re-laid
+	f.Add([]byte("{\r}"), true, "/")
 	f.Fuzz(func(t *testing.T, src []byte, write bool, path string) {
 		if checkPath(path) != nil {
 			return
