@@ -16,7 +16,7 @@ func TestAllowAllOnce(t *testing.T) {
 		}
 	}
 	ts, err := s.Turn("s1", "t1")
-	if err != nil || ts.Count != 3 || len(ts.Paths) != 3 || len(ts.Denied) != 3 {
+	if err != nil || ts.Count != 3 || len(ts.Paths()) != 3 || len(ts.Denied) != 3 {
 		t.Fatalf("Turn = %+v, %v; want the 3 denied paths", ts, err)
 	}
 	if err := s.SetAllowAllOnce("s1", "t1", []Denial{read("/a"), read("/b")}); err != nil {

@@ -36,19 +36,23 @@ type TurnState struct {
 	DenyAll bool
 	// Denied are the distinct denials this turn, oldest first.
 	Denied []Denial
-	// Paths are the paths of Denied, in the same order.
-	Paths []string
 	// AllowedOnce is true when the person's "allow all once" in this turn
 	// covered this access to this path: it passes this time (and is used
 	// up).
 	AllowedOnce bool
 }
 
+// Paths are the paths of Denied, in its order.
+func (ts TurnState) Paths() []string {
+	paths := make([]string, len(ts.Denied))
+	for i, d := range ts.Denied {
+		paths[i] = d.Path
+	}
+	return paths
+}
+
 func (t turn) state(batchAfter int) TurnState {
 	ts := TurnState{Count: len(t.Denied), DenyAll: t.DenyAll, Denied: slices.Clone(t.Denied)}
-	for _, d := range t.Denied {
-		ts.Paths = append(ts.Paths, d.Path)
-	}
 	ts.Batch = batchAfter > 0 && ts.Count >= batchAfter && !t.Individually
 	return ts
 }

@@ -252,17 +252,18 @@ func TestBatchLimiting(t *testing.T) {
 	steps := []struct {
 		do, turn, path string
 		want           TurnState
+		paths          []string // want.Paths()
 	}{
-		{"deny", "t1", "/a", TurnState{Count: 1, Paths: []string{"/a"}, Denied: []Denial{{Access: "read", Path: "/a"}}}},
-		{"deny", "t1", "/a", TurnState{Count: 1, Paths: []string{"/a"}, Denied: []Denial{{Access: "read", Path: "/a"}}}}, // same path again
-		{"deny", "t1", "/b", TurnState{Count: 2, Paths: []string{"/a", "/b"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}}}},
-		{"deny", "t1", "/c", TurnState{Count: 3, Batch: true, Paths: []string{"/a", "/b", "/c"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}, {Access: "read", Path: "/c"}}}},
-		{"deny-all", "t1", "", TurnState{}},
-		{"deny", "t1", "/d", TurnState{Count: 4, Batch: true, DenyAll: true, Paths: []string{"/a", "/b", "/c", "/d"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}, {Access: "read", Path: "/c"}, {Access: "read", Path: "/d"}}}},
-		{"deny", "t2", "/a", TurnState{Count: 1, Paths: []string{"/a"}, Denied: []Denial{{Access: "read", Path: "/a"}}}}, // a new turn id starts over
-		{"deny", "t2", "/b", TurnState{Count: 2, Paths: []string{"/a", "/b"}, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}}}},
-		{"reset", "", "", TurnState{}},
-		{"deny", "t2", "/c", TurnState{Count: 1, Paths: []string{"/c"}, Denied: []Denial{{Access: "read", Path: "/c"}}}},
+		{"deny", "t1", "/a", TurnState{Count: 1, Denied: []Denial{{Access: "read", Path: "/a"}}}, []string{"/a"}},
+		{"deny", "t1", "/a", TurnState{Count: 1, Denied: []Denial{{Access: "read", Path: "/a"}}}, []string{"/a"}}, // same path again
+		{"deny", "t1", "/b", TurnState{Count: 2, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}}}, []string{"/a", "/b"}},
+		{"deny", "t1", "/c", TurnState{Count: 3, Batch: true, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}, {Access: "read", Path: "/c"}}}, []string{"/a", "/b", "/c"}},
+		{"deny-all", "t1", "", TurnState{}, nil},
+		{"deny", "t1", "/d", TurnState{Count: 4, Batch: true, DenyAll: true, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}, {Access: "read", Path: "/c"}, {Access: "read", Path: "/d"}}}, []string{"/a", "/b", "/c", "/d"}},
+		{"deny", "t2", "/a", TurnState{Count: 1, Denied: []Denial{{Access: "read", Path: "/a"}}}, []string{"/a"}}, // a new turn id starts over
+		{"deny", "t2", "/b", TurnState{Count: 2, Denied: []Denial{{Access: "read", Path: "/a"}, {Access: "read", Path: "/b"}}}, []string{"/a", "/b"}},
+		{"reset", "", "", TurnState{}, nil},
+		{"deny", "t2", "/c", TurnState{Count: 1, Denied: []Denial{{Access: "read", Path: "/c"}}}, []string{"/c"}},
 	}
 	for i, st := range steps {
 		switch st.do {
@@ -273,6 +274,9 @@ func TestBatchLimiting(t *testing.T) {
 			}
 			if diff := cmp.Diff(st.want, got); diff != "" {
 				t.Errorf("step %d: NoteDenial(%q, %q) mismatch (-want +got):\n%s", i, st.turn, st.path, diff)
+			}
+			if diff := cmp.Diff(st.paths, got.Paths()); diff != "" {
+				t.Errorf("step %d: Paths() mismatch (-want +got):\n%s", i, diff)
 			}
 		case "deny-all":
 			if err := s.SetDenyAll("s", st.turn); err != nil {

@@ -113,7 +113,7 @@ func (s *server) decide(r *request) (any, error) {
 	res.CanPersist, res.PersistTarget, res.PersistCreates, res.PersistExtends = req.CanPersist, req.PersistTarget, req.PersistCreates, req.PersistExtends
 	res.Batch = turn.Batch
 	if turn.Batch {
-		res.BatchPaths = turn.Paths
+		res.BatchPaths = turn.Paths()
 	}
 	return res, nil
 }
