@@ -35,10 +35,11 @@ func lockDir(dir string) (unlock func(), err error) {
 // replace file (write its directory, and the file when it exists): the
 // tmp-and-rename write needs both.
 func writable(file string, exists bool) error {
-	for _, name := range []string{filepath.Dir(file), file} {
-		if name == file && !exists {
-			continue
-		}
+	names := []string{filepath.Dir(file)}
+	if exists {
+		names = append(names, file)
+	}
+	for _, name := range names {
 		if err := unix.Access(name, unix.W_OK); err != nil {
 			return fmt.Errorf("cannot write %s: %w", file, &fs.PathError{Op: "access", Path: name, Err: err})
 		}
