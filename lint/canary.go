@@ -34,7 +34,7 @@ func checkCanaries(t *target) []Warning {
 		var hit, still []string
 		matches := t.matcher(e.field, e.rule)
 		for _, c := range canaries {
-			p, ok := t.canaryPath(c)
+			p, ok := t.expandHome(c.path)
 			if !ok || c.field != e.field || !matches(p) {
 				continue
 			}
@@ -65,11 +65,11 @@ func (t *target) canaryWarning(e entry, hit, still []string) Warning {
 	return t.warn(e, code, msg, e.field, e.rule.Pattern, verb, strings.Join(hit, ", "))
 }
 
-// canaryPath expands a canary; home canaries need a home.
-func (t *target) canaryPath(c canary) (string, bool) {
-	rest, ok := strings.CutPrefix(c.path, "~/")
+// expandHome expands a "~/" path; it needs a home.
+func (t *target) expandHome(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "~/")
 	if !ok {
-		return c.path, true
+		return p, true
 	}
 	if !filepath.IsAbs(t.spec.Home) {
 		return "", false

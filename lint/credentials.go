@@ -34,7 +34,7 @@ func checkCredentials(t *target) []Warning {
 	}
 	var open []string
 	for _, c := range credentials {
-		p, ok := t.canaryPath(canary{path: c})
+		p, ok := t.expandHome(c)
 		if !ok {
 			continue
 		}
