@@ -16,7 +16,7 @@ type expansion struct {
 	read, write, protect []string
 	hide                 []Hidden
 	named                []string // protected paths a literal rule names (see Plan.structure)
-	mandatoryMissing     []string
+	protectMissing       []string // protected paths a literal rule names that do not exist yet
 	symlinks             []string // met on the walk: an empty root recreates those leading somewhere visible
 	stats                Expansion
 	dirs                 []dirStamp // every directory the walk read, to tell when a cached walk is stale
@@ -128,12 +128,12 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 			}
 			if rest == "" || !hasMeta(rest) || isDirStar(rest) {
 				lp := filepath.Join(lit, strings.TrimSuffix(rest, "/**"))
-				x.literal(class(c), lp, j, r.Source == decide.MandatorySource)
+				x.literal(class(c), lp, j)
 				if s.CaseInsensitive && (class(c) == classHide || class(c) == classProtect) {
 					// check folds case; on a filesystem that does not, the
 					// other spellings on disk are other files to fence.
 					for _, v := range folded.variants(lp) {
-						x.literal(class(c), v, j, false)
+						x.literal(class(c), v, j)
 					}
 				}
 				continue
@@ -231,15 +231,17 @@ func (f caseFolder) names(dir string) []string {
 }
 
 // literal adds one literal rule's path.
-func (x *expansion) literal(c class, p string, j judges, mandatory bool) {
+func (x *expansion) literal(c class, p string, j judges) {
 	abs, r, err := decide.Canonicalize(p, "/", "/")
 	if err != nil {
 		return
 	}
 	fi, err := os.Lstat(r)
 	if err != nil {
-		if c == classProtect && mandatory && os.IsNotExist(err) {
-			x.mandatoryMissing = append(x.mandatoryMissing, r)
+		if c == classProtect && os.IsNotExist(err) {
+			// A mandatory path or a denyWrite entry that is not there yet:
+			// the plan holds a placeholder, so the command cannot create it.
+			x.protectMissing = append(x.protectMissing, r)
 		}
 		return
 	}
@@ -278,7 +280,10 @@ func globMatcher(c class, lit, rest string, fold bool) matcher {
 		for hasMeta(dirs) {
 			dirs = path.Dir(dirs)
 		}
-		m.prefix = resolveOr(joinPat(lit, strings.TrimPrefix(dirs, ".")))
+		if dirs == "." { // the glob is in the first component
+			dirs = ""
+		}
+		m.prefix = resolveOr(joinPat(lit, dirs))
 	}
 	last := rest[strings.LastIndexByte(rest, '/')+1:]
 	if fold {

@@ -211,7 +211,7 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	p.Protect = x.protect
 	p.named = x.named
 	p.TmpBinds = tmpBinds(o.BindTmp, o.Command)
-	p.normalize(x.mandatoryMissing)
+	p.normalize(x.protectMissing)
 	if p.Root == RootEmpty {
 		p.Links = append(p.Links, p.visibleLinks(x.symlinks)...)
 	}
@@ -220,9 +220,10 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 }
 
 // normalize drops what other mounts already cover, adds placeholders for
-// missing mandatory paths inside writable directories, and the structure
-// binds that keep protected paths' directories from being renamed.
-func (p *Plan) normalize(mandatoryMissing []string) {
+// the missing protected paths (mandatory or denyWrite, named literally)
+// inside writable directories, and the structure binds that keep
+// protected paths' directories from being renamed.
+func (p *Plan) normalize(protectMissing []string) {
 	p.Write = dropUnder(sortedUnique(dropTmp(p.Write)), nil)
 	// A writable directory at or below a protected path (allowWrite
 	// "~/**/node_modules/**" reaching into ~/.claude/skills) stays
@@ -244,7 +245,7 @@ func (p *Plan) normalize(mandatoryMissing []string) {
 	} else {
 		p.Read = nil
 	}
-	for _, m := range mandatoryMissing {
+	for _, m := range protectMissing {
 		if ph := placeholderFor(m); ph != "" && p.writable(ph) && !under(ph, hidden) {
 			p.Protect = append(p.Protect, ph)
 			p.named = append(p.named, ph)

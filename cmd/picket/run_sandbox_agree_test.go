@@ -25,7 +25,8 @@ func newAgreeTree(t *testing.T) agreeTree {
 	base := sandboxScratch(t)
 	tr := agreeTree{base: base, ws: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), out: filepath.Join(base, "outside")}
 	files := map[string]string{
-		"home/.ssh/id_rsa": "KEY", "home/.ssh/id_ed25519": "KEY", "home/.ssh/config": "Host x", "home/.ssh/known_hosts": "h",
+		"home/.ssh/id_rsa": "KEY", "home/.ssh/id_ed25519": "KEY", "home/.ssh/id_rsa_github": "KEY", "home/.ssh/id_ecdsa_sk": "KEY",
+		"ws/.private/notes.txt": "private", "home/.myapp/session.tok": "tok", "ws/.cfg/a.lock": "lock", "home/.ssh/config": "Host x", "home/.ssh/known_hosts": "h",
 		"home/.aws/credentials": "AWS", "home/.aws/config": "cfg", "home/.env": "HOME_ENV=1",
 		"home/.bashrc": "# rc", "home/.gitconfig": "[user]", "home/.config/gh/hosts.yml": "token",
 		"home/.config/app/settings.json": "{}", "home/.cache/tool/data": "cache", "home/notes.txt": "notes",
@@ -60,7 +61,8 @@ type agreeCase struct {
 func (tr agreeTree) cases(suffix string) []agreeCase {
 	var cs []agreeCase
 	existing := []string{
-		"home/.ssh/id_rsa", "home/.ssh/id_ed25519", "home/.ssh/config", "home/.ssh/known_hosts",
+		"home/.ssh/id_rsa", "home/.ssh/id_ed25519", "home/.ssh/id_rsa_github", "home/.ssh/id_ecdsa_sk",
+		"home/.ssh/config", "home/.ssh/known_hosts", "ws/.private/notes.txt", "home/.myapp/session.tok", "ws/.cfg/a.lock",
 		"home/.aws/credentials", "home/.aws/config", "home/.env", "home/.bashrc", "home/.gitconfig",
 		"home/.config/gh/hosts.yml", "home/.config/app/settings.json", "home/.cache/tool/data", "home/notes.txt",
 		"home/.claude/settings.json", "home/.claude/commands/x.md", "home/.npmrc", "home/proj-src/app.go",
@@ -79,6 +81,7 @@ func (tr agreeTree) cases(suffix string) []agreeCase {
 		"ws/new.txt", "ws/src/new.go", "ws/.git/hooks/pre-commit", "ws/fence.jsonc", "ws/.mcp.json",
 		"ws/.claude/settings.json", "ws/.env.new", "ws/certs/new.pem", "ws/secrets/new.txt", "ws/docs/new.md",
 		"home/new.txt", "home/.cache/tool/new", "home/.ssh/new", "outside/new.txt", "ws/.git/objects/new",
+		"ws/generated", "ws/release.txt",
 	}
 	for _, f := range existing {
 		p := filepath.Join(tr.base, f)
@@ -90,7 +93,8 @@ func (tr agreeTree) cases(suffix string) []agreeCase {
 	for _, f := range fresh {
 		ext := filepath.Ext(f)
 		p := filepath.Join(tr.base, strings.TrimSuffix(f, ext)+suffix+ext)
-		if strings.HasSuffix(f, "pre-commit") || strings.HasSuffix(f, "fence.jsonc") || strings.HasSuffix(f, ".mcp.json") || strings.HasSuffix(f, "settings.json") {
+		if strings.HasSuffix(f, "pre-commit") || strings.HasSuffix(f, "fence.jsonc") || strings.HasSuffix(f, ".mcp.json") || strings.HasSuffix(f, "settings.json") ||
+			f == "ws/generated" || f == "ws/release.txt" { // named literally by a policy
 			p = filepath.Join(tr.base, f) // mandatory names are fixed
 		}
 		cs = append(cs, agreeCase{decide.Write, p, false, false})
@@ -128,8 +132,8 @@ var agreePolicies = []struct{ name, src string }{
   "filesystem": {
     "defaultDenyRead": true,
     "allowRead": ["~/.config/app", "~/.ssh"],
-    "denyRead": ["secrets", "**/*.pem"],
-    "denyWrite": ["docs/**"]
+    "denyRead": ["secrets", "**/*.pem", ".private/*.txt", "~/.myapp/*.tok"],
+    "denyWrite": ["docs/**", ".cfg/*.lock", "./generated", "release.txt"]
   },
   "picket": {"blocklist": ["credentials*"]}
 }`},
@@ -198,7 +202,7 @@ func inexpressible(policy string, c agreeCase, d decide.Decision, tr agreeTree) 
 	case c.access == decide.Write && !c.exists && !d.Allow && (d.Rule == decide.RuleDenyWrite || d.Rule == decide.RuleBlocklist) && strings.ContainsAny(d.Pattern, "*?["):
 		return "new-file-glob"
 	case c.access == decide.Write && d.Allow && policy == "custom-deny-read" &&
-		(strings.Contains(c.path, "/secrets/") || strings.HasSuffix(c.path, ".pem") || strings.Contains(c.path, "/credentials")):
+		(strings.Contains(c.path, "/secrets/") || strings.Contains(c.path, "/.private/") || strings.HasSuffix(c.path, ".pem") || strings.Contains(c.path, "/credentials")):
 		return "write-hidden"
 	case c.access == decide.Write && d.Allow && strings.HasPrefix(c.path, filepath.Join(tr.ws, ".claude")+"/"):
 		return "mandatory-dir"
