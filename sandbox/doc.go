@@ -39,8 +39,10 @@
 //     written later) is protected by the file tools, not by this layer.
 //     [FileToolsOnly] lists such rules for picket lint.
 //   - Pattern expansion is bounded in depth and entries
-//     (picket.sandbox.expandMaxDepth, expandMaxEntries); matches beyond the
-//     bound are not covered, and [Plan.Expansion] says when it stopped.
+//     (picket.sandbox.expandMaxDepth, expandMaxEntries), counted afresh for
+//     the directories anchored patterns name, then for the workspace, home
+//     and each other root; matches beyond the bound are not covered, and
+//     [Plan.Expansion] says when it stopped.
 //   - Network domains are not filtered: with network.allowedDomains set,
 //     the command has the host's network.
 //   - Path sockets outside /run, /var/run, /tmp, the workspace and home stay

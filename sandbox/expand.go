@@ -393,16 +393,53 @@ func writableDirs(rules []decide.Rule, root, home string) []string {
 	return out
 }
 
+// run walks breadth-first in rounds, each with the whole entry budget:
+// first the literal directories anchored patterns name (~/.ssh for the
+// code template's "~/.ssh/id_*"), then each root in turn. A workspace full
+// of node_modules must not use the budget up before the walk reaches home,
+// or the few places secrets are named in.
 func (w *walker) run(roots []string, globs bool) {
 	w.x.stats.Roots = roots
-	var queue []dirItem
 	seen := map[string]bool{}
+	budget := w.budget
+	w.walk(w.prefixItems(roots, seen, globs), seen, globs)
 	for _, r := range roots {
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() && !seen[r] {
 			seen[r] = true
-			queue = append(queue, dirItem{path: r, active: w.activeAt(r, nil)})
+			w.budget = budget
+			w.walk([]dirItem{{path: r, active: w.activeAt(r, nil)}}, seen, globs)
 		}
 	}
+}
+
+// prefixItems are the first round's directories: each anchored pattern's
+// literal directory below one of the two big roots (the workspace and
+// home), judged as an entry of its parent first, as the second round
+// would have, and walked unless that hides it whole.
+func (w *walker) prefixItems(roots []string, seen map[string]bool, globs bool) []dirItem {
+	var items []dirItem
+	for _, m := range w.anchored {
+		p := m.prefix
+		if seen[p] || p == "/" || slices.Contains(roots[:min(2, len(roots))], p) {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		seen[p] = true
+		parent := dirItem{path: filepath.Dir(p), active: w.activeAt(filepath.Dir(p), nil)}
+		done := w.visit(parent, p, fs.FileInfoToDirEntry(fi), globs)
+		if !done[classHide] {
+			items = append(items, dirItem{path: p, active: w.activeAt(p, parent.active), done: done})
+		}
+	}
+	return items
+}
+
+// walk reads the queue's directories and those below them, breadth-first,
+// until the budget runs out.
+func (w *walker) walk(queue []dirItem, seen map[string]bool, globs bool) {
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]

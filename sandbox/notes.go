@@ -61,7 +61,7 @@ func ShowLines(l *decide.Loaded, st Status) []string {
 	depth, entries := Bounds(l.Settings.Sandbox)
 	lines := []string{
 		st.String(),
-		fmt.Sprintf("shell sandbox: glob patterns are expanded when a command starts, over the workspace and home, at most %d levels deep and %d entries (picket.sandbox.expandMaxDepth, expandMaxEntries)", depth, entries),
+		fmt.Sprintf("shell sandbox: glob patterns are expanded when a command starts, over the workspace and home, at most %d levels deep and %d entries in each (the directories patterns name first; picket.sandbox.expandMaxDepth, expandMaxEntries)", depth, entries),
 	}
 	n := network(l.Raw)
 	switch {

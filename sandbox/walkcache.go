@@ -72,8 +72,13 @@ type cachedWalk struct {
 }
 
 // cacheKey names a walk by everything its result depends on.
+// walkLogic names the walk's way of matching and bounding; a walk cached
+// by an earlier picket, which may have missed paths this one finds, is not
+// reused.
+const walkLogic = 2
+
 func cacheKey(s decide.Spec, root, home string, depth, entries int) string {
-	b, _ := json.Marshal([]any{s.AllowRead, s.DenyRead, s.AllowWrite, s.DenyWrite, s.Mandatory, s.Blocklist,
+	b, _ := json.Marshal([]any{walkLogic, s.AllowRead, s.DenyRead, s.AllowWrite, s.DenyWrite, s.Mandatory, s.Blocklist,
 		s.CaseInsensitive, root, home, depth, entries})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])

@@ -222,3 +222,29 @@ func TestRunTruncatedWalkWarnsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBigWorkspaceKeepsHomeSecrets: a workspace with more entries than
+// the walk may read must not leave the secrets that only an anchored glob
+// names ("~/.ssh/id_*" in code) readable: the directories such patterns
+// name are walked before the workspace.
+func TestRunBigWorkspaceKeepsHomeSecrets(t *testing.T) {
+	w := newEscapeWorld(t)
+	write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "picket": {"sandbox": {"expandMaxEntries": 50}}}`)
+	write(t, filepath.Join(w.home, ".ssh", "id_rsa_work"), "SECRET-WORK-KEY")
+	for i := range 200 {
+		write(t, filepath.Join(w.ws, "node_modules", fmt.Sprintf("m%03d.js", i)), "x")
+	}
+	got := w.attempts(t, nil, map[string]string{
+		"work key": "cat " + filepath.Join(w.home, ".ssh", "id_rsa_work"),
+		"id_rsa":   "cat " + filepath.Join(w.home, ".ssh", "id_rsa"),
+		"readme":   "cat " + filepath.Join(w.ws, "main.go"),
+	})
+	for _, name := range []string{"work key", "id_rsa"} {
+		if got[name] {
+			t.Errorf("%s was readable inside picket run with the walk truncated", name)
+		}
+	}
+	if !got["readme"] {
+		t.Errorf("a workspace file was not readable: %v", got)
+	}
+}
