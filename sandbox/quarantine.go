@@ -43,16 +43,40 @@ const quarantineBudget = 200_000
 var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
 
 // quarantinable reports whether a file named name in directory d is one
-// only the person may create: a policy file, or git's commondir in a git
-// dir or a submodule's (it points git at another directory's config and
-// hooks; mandatory for the file tools, but only a glob, as a directory
-// placeholder there breaks git). A worktree's commondir, which git
-// worktree add writes, is not.
-func quarantinable(d, name string) bool {
-	if policyNames[name] {
+// only the person may create: a policy file; git's commondir in a git dir
+// or a submodule's (it points git at another directory's config and hooks;
+// mandatory for the file tools, but only a glob, as a directory
+// placeholder there breaks git; a worktree's commondir, which git worktree
+// add writes, is not); and what makes git run code the next time the
+// person uses it there, which mandatory globs name but no mount can keep
+// from being made: a git dir's config or config.worktree, a hook (not a
+// .sample, which git never runs), and a gitfile pointing git at a git dir
+// of the command's choosing. gitDir says whether d is a git dir.
+func quarantinable(d, name string, gitDir bool) bool {
+	switch {
+	case policyNames[name], name == ".git":
+		return true
+	case name == "commondir":
+		return filepath.Base(d) == ".git" || strings.Contains(d, "/.git/modules/")
+	case name == "config", name == "config.worktree":
+		return gitDir
+	}
+	return filepath.Base(d) == "hooks" && isGitDir(filepath.Dir(d)) && !strings.HasSuffix(name, ".sample")
+}
+
+// isGitDir reports whether git would take d as a git dir: a .git, one of
+// the git dirs kept below one, or a bare repository (HEAD beside objects
+// and refs), which git uses when started inside it.
+func isGitDir(d string) bool {
+	if filepath.Base(d) == ".git" || strings.Contains(d, "/.git/") {
 		return true
 	}
-	return name == "commondir" && (filepath.Base(d) == ".git" || strings.Contains(d, "/.git/modules/"))
+	for _, n := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(d, n)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Quarantined is a policy file the command created and picket moved; Err
@@ -69,11 +93,14 @@ func ReportQuarantined(w io.Writer, m Quarantined) {
 		fmt.Fprintf(w, "picket: error: %s: %v; a policy file the command made there would be the policy of whatever starts below it: look before you start anything there\n", m.Path, m.Err)
 		return
 	}
-	if filepath.Base(m.Path) == "commondir" {
+	switch name := filepath.Base(m.Path); {
+	case name == "commondir":
 		fmt.Fprintf(w, "picket: blocked: the command created git's %s, which would point git at another directory's config and hooks; moved it to %s (only you may create it)\n", m.Path, m.MovedTo)
-		return
+	case policyNames[name]:
+		fmt.Fprintf(w, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
+	default:
+		fmt.Fprintf(w, "picket: blocked: the command created %s, which git would run code from (a git config, a hook or a gitfile) the next time you use git there; moved it to %s (only you may create it)\n", m.Path, m.MovedTo)
 	}
-	fmt.Fprintf(w, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
 }
 
 // quarantine moves aside the policy files created since start below the
@@ -120,6 +147,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		}
 		return
 	}
+	gitDir := isGitDir(d)
 	for _, e := range ents {
 		if q.budget <= 0 {
 			return
@@ -127,7 +155,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		q.budget--
 		p := filepath.Join(d, e.Name())
 		switch {
-		case quarantinable(d, e.Name()) && !e.IsDir():
+		case !e.IsDir() && quarantinable(d, e.Name(), gitDir):
 			q.check(p, fresh)
 		case e.IsDir() && !q.stamped[p]:
 			q.stamped[p] = true
@@ -151,7 +179,7 @@ func (q *quarantiner) check(p string, fresh bool) {
 	to := fmt.Sprintf("%s.quarantined-%d", p, time.Now().UnixNano())
 	err = os.Rename(p, to)
 	if err != nil {
-		err = fmt.Errorf("a policy file the command made, which picket could not move aside: %w", err)
+		err = fmt.Errorf("a file only you may create, which the command made and picket could not move aside: %w", err)
 	}
 	if err != nil && writable(filepath.Dir(p), 0o300) {
 		err = os.Rename(p, to) // the command made its directory read-only

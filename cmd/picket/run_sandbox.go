@@ -208,9 +208,9 @@ func (c *cli) recoverQuarantine() {
 
 // quarantineEntry is the audit line for a policy file a command created.
 func quarantineEntry(q sandbox.Quarantined) audit.Entry {
-	reason := "the command created a policy file; moved to " + q.MovedTo
+	reason := "the command created a file only the person may create (a policy file, or a git config, hook or gitfile); moved to " + q.MovedTo
 	if q.Err != nil {
-		reason = fmt.Sprintf("the command created a policy file, and picket could not move it aside: %v", q.Err)
+		reason = fmt.Sprintf("the command created a file only the person may create, and picket could not move it aside: %v", q.Err)
 	}
 	return audit.Entry{Decision: "block", Tool: "run", Access: "write", Path: q.Path, Resolved: q.Path,
 		Layer: string(decide.LayerMandatory), Rule: decide.RuleMandatory, Reason: reason}

@@ -791,3 +791,38 @@ func TestRunQuarantinesCommondir(t *testing.T) {
 		t.Errorf("a worktree's commondir was moved: %v", err)
 	}
 }
+
+// TestRunQuarantinesGitConfig: git files that run code the next time the
+// person uses git there (a config with core.fsmonitor, a hook, a gitfile
+// pointing at such a config) cannot be stopped from being created by a
+// glob-only mount; whatever of them the command made is moved aside when
+// it ends.
+func TestRunQuarantinesGitConfig(t *testing.T) {
+	w := newEscapeWorld(t)
+	cfg := `[core]\n\tfsmonitor = "touch PWNED; false"\n`
+	script := strings.Join([]string{
+		"printf '" + cfg + "' > .git/config.worktree",
+		"mkdir -p nested/.git/hooks nested/.git/objects nested/.git/refs && echo 'ref: refs/heads/main' > nested/.git/HEAD",
+		"printf '" + cfg + "' > nested/.git/config",
+		"printf '#!/bin/sh\\ntouch PWNED\\n' > nested/.git/hooks/post-checkout && echo x > nested/.git/hooks/post-checkout.sample",
+		"mkdir -p gd/objects gd/refs && echo 'ref: refs/heads/main' > gd/HEAD && printf '" + cfg + "' > gd/config",
+		"mkdir -p linked && echo 'gitdir: ../gd' > linked/.git",
+	}, " && ")
+	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("picket run = %d: %s", code, stderr)
+	}
+	for _, p := range []string{".git/config.worktree", "nested/.git/config", "nested/.git/hooks/post-checkout", "gd/config", "linked/.git"} {
+		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
+			t.Errorf("%s, created in the sandbox, is still there", p)
+		}
+		if !strings.Contains(stderr, "picket: blocked: the command created "+filepath.Join(w.ws, p)) {
+			t.Errorf("stderr does not name %s: %s", p, stderr)
+		}
+	}
+	for _, p := range []string{"nested/.git/HEAD", "nested/.git/hooks/post-checkout.sample", "gd/HEAD"} {
+		if _, err := os.Lstat(filepath.Join(w.ws, p)); err != nil {
+			t.Errorf("%s, harmless, was moved: %v", p, err)
+		}
+	}
+}
