@@ -314,12 +314,15 @@ func (s *server) status(r *request) (any, error) {
 	if m := s.c.sessionMode(r.Session); m != "" {
 		mode = m
 	}
+	st := s.sandboxStatus()
 	return struct {
-		Chain   []string    `json:"chain"`
-		Root    string      `json:"root"`
-		Mode    decide.Mode `json:"mode"`
-		Sandbox bool        `json:"sandbox"`
-	}{loaded.Chain, loaded.Policy.Spec().Root, mode, s.shellSandboxWorks()}, nil
+		Chain    []string    `json:"chain"`
+		Root     string      `json:"root"`
+		Mode     decide.Mode `json:"mode"`
+		Sandbox  bool        `json:"sandbox"`
+		Landlock int         `json:"landlock"` // the ABI the shell sandbox's second layer uses, 0 when none
+		Shell    string      `json:"shell"`    // the sandbox's status line, as picket show says it
+	}{loaded.Chain, loaded.Policy.Spec().Root, mode, st.Works(), st.Landlock, st.String()}, nil
 }
 
 // sandboxProbe holds one sidecar's answer to whether the sandbox works.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/picketdev/picket/sandbox"
 )
 
 // serveClient drives the real `picket serve` in-process over pipes.
@@ -495,6 +497,12 @@ func TestServePolicyOps(t *testing.T) {
 	res := sc.ok("status", map[string]any{"cwd": h.dir})
 	if res["root"] != h.dir || res["sandbox"] != false || fmt.Sprint(res["chain"]) != fmt.Sprint([]any{"builtin:code", fence}) {
 		t.Errorf("status = %v", res)
+	}
+	// The footer says when Landlock is missing: status carries the ABI
+	// and the line picket show prints.
+	st := sandbox.Probe("", "") // h.env has no PATH
+	if res["landlock"] != float64(st.Landlock) || res["shell"] != st.String() {
+		t.Errorf("status landlock, shell = %v, %q; want %d, %q", res["landlock"], res["shell"], st.Landlock, st.String())
 	}
 	res = sc.ok("reload", map[string]any{"cwd": h.dir})
 	if fmt.Sprint(res["chain"]) != fmt.Sprint([]any{"builtin:code", fence}) {

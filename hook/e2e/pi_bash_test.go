@@ -38,7 +38,7 @@ func piFenced() string {
 	return piNoSandbox
 }
 
-const piNoSandbox = "⚠ fenced (fs); bash UNFENCED: no shell sandbox here"
+const piNoSandbox = "🔒 fenced (fs); bash UNFENCED: no shell sandbox here"
 
 // requireSandbox skips without bubblewrap (see requireBwrap), and fails
 // when bubblewrap is there but cannot build a sandbox: that is a broken

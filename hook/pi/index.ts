@@ -53,7 +53,8 @@ const NO_SANDBOX =
 
 const FOOTER = {
 	fenced: "🔒 fenced (bash + fs)",
-	noSandbox: "⚠ fenced (fs); bash UNFENCED: no shell sandbox here",
+	noLandlock: "🔒 fenced (bash + fs); no Landlock: bubblewrap alone fences bash",
+	noSandbox: "🔒 fenced (fs); bash UNFENCED: no shell sandbox here",
 	noStatus: "⛔ picket status failed: bash runs under picket run; see /fence",
 	unfenced: "⚠ unfenced (--no-fence)",
 	unavailable: "⛔ picket unavailable: file tools blocked; bash runs under picket run",
@@ -291,6 +292,8 @@ export default function (pi: ExtensionAPI) {
 	let grants: Grant[] = []; // this session's grants, re-sent to a restarted sidecar
 	let prompting: Promise<unknown> = Promise.resolve(); // one prompt at a time
 	let shell: Shell = "unknown";
+	/** landlock: the sandbox has its second layer (picket's status said a Landlock ABI). */
+	let landlock = true;
 	let bashRegistered = false;
 	let warnedNoSandbox = false;
 
@@ -354,7 +357,7 @@ export default function (pi: ExtensionAPI) {
 	function footerText(): string {
 		if (noFence()) return FOOTER.unfenced;
 		if (unavailable) return FOOTER.unavailable;
-		if (shell === "works") return FOOTER.fenced;
+		if (shell === "works") return landlock ? FOOTER.fenced : FOOTER.noLandlock;
 		return shell === "unavailable" ? FOOTER.noSandbox : FOOTER.noStatus;
 	}
 
@@ -370,6 +373,7 @@ export default function (pi: ExtensionAPI) {
 		try {
 			const status = must(await request("status", { cwd }));
 			shell = status.sandbox === true ? "works" : status.sandbox === false ? "unavailable" : "unknown";
+			landlock = typeof status.landlock === "number" ? status.landlock > 0 : true;
 		} catch (e) {
 			shell = "unknown";
 			why = e instanceof Error ? e.message : String(e);
