@@ -46,7 +46,10 @@
 // type; a path that is not absolute and clean or not valid UTF-8 (JSON could
 // not spell it exactly); an edit that fails [Options.Validate]; and any
 // permission error, which keeps its errno so callers can test
-// errors.Is(err, fs.ErrPermission).
+// errors.Is(err, fs.ErrPermission). That includes a policy file this
+// process may not write (access(2) with W_OK: another user's, or
+// read-only), which the rename, needing only its directory, would
+// otherwise replace.
 //
 // # Limits
 //

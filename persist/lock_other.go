@@ -14,3 +14,7 @@ func lockDir(dir string) (func(), error) {
 func writable(file string, exists bool) error {
 	return fmt.Errorf("cannot write %s: persisting grants is not supported on %s", file, runtime.GOOS)
 }
+
+func mayWrite(file, name string) error {
+	return fmt.Errorf("cannot write %s: persisting grants is not supported on %s", file, runtime.GOOS)
+}

@@ -40,9 +40,19 @@ func writable(file string, exists bool) error {
 		names = append(names, file)
 	}
 	for _, name := range names {
-		if err := unix.Access(name, unix.W_OK); err != nil {
-			return fmt.Errorf("cannot write %s: %w", file, &fs.PathError{Op: "access", Path: name, Err: err})
+		if err := mayWrite(file, name); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// mayWrite reports, as an error naming file and keeping its errno, whether
+// this process may write name by the kernel's own rule (access(2) with
+// W_OK: root passes a read-only mode, as its writes would).
+func mayWrite(file, name string) error {
+	if err := unix.Access(name, unix.W_OK); err != nil {
+		return fmt.Errorf("cannot write %s: %w", file, &fs.PathError{Op: "access", Path: name, Err: err})
 	}
 	return nil
 }

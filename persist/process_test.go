@@ -214,6 +214,9 @@ func TestPermissionDenied(t *testing.T) {
 	}{
 		{"directory not writable", 0o555, 0o644, "fence.jsonc.tmp: permission denied"},
 		{"file not readable", 0o777, 0o200, "failed to read"},
+		// The rename needs only the directory: a read-only file (root's,
+		// as nobody sees it) must not be replaced all the same.
+		{"file not writable", 0o777, 0o444, "fence.jsonc: permission denied"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,6 +44,13 @@ func (w writer) commit(out []byte) (backup string, err error) {
 	if w.before == nil {
 		return "", w.create(tmp)
 	}
+	// The rename needs the directory only, so it would replace a file this
+	// process may not write (another user's, or read-only) without a word.
+	// Checked once tmp is written, so that a directory it may not write is
+	// reported as such; a file gone meanwhile is left to unchanged.
+	if err := mayWrite(w.file, w.file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
 	if backup, err = w.backup(); err != nil {
 		return "", err
 	}
