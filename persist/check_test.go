@@ -83,3 +83,34 @@ func TestGrantOnlyIntoConfirmedResolved(t *testing.T) {
 		t.Errorf("the file the person was not shown changed: %s", got)
 	}
 }
+
+// TestInstallDir: a policy file that is a symlink into picket's install
+// directory is refused by Check and Grant, which write nothing; a project
+// that sits in that directory under its own name is edited.
+func TestInstallDir(t *testing.T) {
+	install := t.TempDir()
+	const src = `{"extends": "code"}`
+	writeFile(t, filepath.Join(install, "fence.jsonc"), src)
+	root := t.TempDir()
+	link := filepath.Join(root, "fence.jsonc")
+	if err := os.Symlink(filepath.Join(install, "fence.jsonc"), link); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Root: root, File: link, Access: "read", Path: "/data/x", InstallDir: install}
+	if _, err := Check(o); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "resolves into "+install) {
+		t.Errorf("Check through a link into the install dir = %v, want ErrRefused naming %s", err, install)
+	}
+	if _, err := Grant(o); !errors.Is(err, ErrRefused) {
+		t.Errorf("Grant through a link into the install dir = %v, want ErrRefused", err)
+	}
+	if got := readFile(t, filepath.Join(install, "fence.jsonc")); got != src {
+		t.Errorf("the install dir's file changed: %s", got)
+	}
+	if names := dirNames(t, install); len(names) != 1 {
+		t.Errorf("files in the install dir: %v, want fence.jsonc alone", names)
+	}
+	o.Root, o.File = install, filepath.Join(install, "fence.jsonc")
+	if _, err := Grant(o); err != nil {
+		t.Errorf("Grant in a project that is the install dir = %v, want it edited", err)
+	}
+}

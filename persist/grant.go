@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -54,6 +55,11 @@ type Options struct {
 	// as the user's fence config directory and picket's install directory;
 	// /etc is always refused.
 	Refuse []string
+	// InstallDir is picket's install directory, the one holding its
+	// executable: a policy file reached through a symlink must not resolve
+	// into it. Unlike Refuse, it does not stop a policy file that is there
+	// under its own name: picket in /tmp or ~/bin sits beside projects.
+	InstallDir string
 	// Now is the clock for backup names and the scaffold comment; nil means
 	// time.Now.
 	Now func() time.Time
@@ -169,7 +175,11 @@ func (o Options) target() (res Result, exists bool, err error) {
 	if res.Resolved, err = resolve(file, exists); err != nil {
 		return res, exists, err
 	}
-	return res, exists, refuse(res.Resolved, o.Refuse)
+	refused := o.Refuse
+	if o.InstallDir != "" && res.Resolved != file {
+		refused = append(slices.Clip(refused), o.InstallDir)
+	}
+	return res, exists, refuse(res.Resolved, refused)
 }
 
 // edit reads (or scaffolds), patches, validates and writes the file.

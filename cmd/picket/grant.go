@@ -240,15 +240,20 @@ func (c *cli) persistOptions(loaded *decide.Loaded, call grantCall, d decide.Dec
 	if d.Access == decide.List {
 		access = string(decide.Read)
 	}
-	// Never through a symlink into system config, the user's global fence
-	// config or picket's own state. (The executable's directory is not
-	// refused: it is often /tmp or ~/bin, which hold projects too.)
-	return persist.Options{
+	// Never into system config, the user's global fence config or
+	// picket's own state, nor through a symlink into picket's install
+	// directory (a project there by its own name is edited: the
+	// executable's directory is often /tmp or ~/bin, which hold projects).
+	o := persist.Options{
 		Root: persist.ProjectRoot(call.cwd), File: file, Access: access, Path: d.Resolved,
 		UserConfigExists: c.userConfigExists(loaded),
 		Validate:         validateSource,
 		Refuse:           []string{"/etc", loaded.Env.UserConfigDir(), loaded.Env.StateDir()},
 	}
+	if exe := loaded.Env.Executable; exe != "" {
+		o.InstallDir = filepath.Dir(exe)
+	}
+	return o
 }
 
 // takesEffect reports whether an entry persisted into file would be read

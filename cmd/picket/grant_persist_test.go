@@ -53,6 +53,23 @@ func TestPersistOfferNamesRealFile(t *testing.T) {
 			t.Fatalf("persist offer = %v, resolved %q, target %q; want the real file %s", req.CanPersist, req.PersistResolved, req.PersistTarget, shared)
 		}
 	})
+	t.Run("install dir", func(t *testing.T) {
+		f := newGrantFlow(t)
+		install := filepath.Join(filepath.Dir(f.proj), "bin")
+		f.relink(t, filepath.Join(install, "fence.jsonc"))
+		f.loaded.Env.Executable = filepath.Join(install, "picket")
+		req := f.c.promptRequest(f.loaded, f.call("Read"), f.block(t, decide.Read, "notes.txt"), f.turn())
+		if req.CanPersist || !strings.Contains(req.PersistNote, "resolves into "+install) {
+			t.Fatalf("persist through a link into picket's install dir: canPersist %v, note %q; want not offered, saying why", req.CanPersist, req.PersistNote)
+		}
+		out := f.c.carryOut(f.loaded, f.call("Read"), f.block(t, decide.Read, "notes.txt"), tui.AnswerPersist, f.turn(), filepath.Join(f.proj, "fence.jsonc"))
+		if out.decision != "grant-session" {
+			t.Errorf("persist answered anyway = %+v, want a session grant", out)
+		}
+		if b, _ := os.ReadFile(filepath.Join(install, "fence.jsonc")); strings.Contains(string(b), "notes.txt") {
+			t.Errorf("the file in the install dir was edited:\n%s", b)
+		}
+	})
 	t.Run("user config", func(t *testing.T) {
 		f := newGrantFlow(t)
 		f.relink(t, filepath.Join(f.home, "config", "fence", "fence.jsonc"))
