@@ -27,14 +27,17 @@ type TurnState struct {
 	// Count is the number of distinct denials (access and path) this turn,
 	// the one just noted included.
 	Count int
-	// Batch is true once Count reaches the batch threshold, unless the
-	// person chose to answer one by one: prompt for the batch, not the one
-	// call.
+	// Batch is true once the distinct denied paths ([TurnState.Paths])
+	// reach the batch threshold, unless the person chose to answer one by
+	// one: prompt for the batch, not the one call. A read and a write of
+	// one file are one path.
 	Batch bool
 	// DenyAll is true when the person chose "deny all" this turn: deny
 	// without prompting.
 	DenyAll bool
-	// Denied are the distinct denials this turn, oldest first.
+	// Denied are the distinct denials this turn, oldest first. A denial
+	// the person then let through (once, for the session, persisted, or by
+	// a batch's "allow all once") is no longer among them.
 	Denied []Denial
 	// AllowedOnce is true when the person's "allow all once" in this turn
 	// covered this access to this path: it passes this time (and is used
@@ -42,25 +45,59 @@ type TurnState struct {
 	AllowedOnce bool
 }
 
-// Paths are the paths of Denied, in its order.
+// Paths are the distinct paths of Denied, in the order each was first
+// denied.
 func (ts TurnState) Paths() []string {
-	paths := make([]string, len(ts.Denied))
-	for i, d := range ts.Denied {
-		paths[i] = d.Path
+	paths := make([]string, 0, len(ts.Denied))
+	for _, d := range ts.Denied {
+		if !slices.Contains(paths, d.Path) {
+			paths = append(paths, d.Path)
+		}
 	}
 	return paths
 }
 
+// DeniedPath is one path denied this turn, as a batch prompt lists it:
+// each access to it that was denied, and the tools that asked.
+type DeniedPath struct {
+	Path     string
+	Accesses []string
+	Tools    []string
+}
+
+// ByPath groups Denied by path, in the order of [TurnState.Paths].
+func (ts TurnState) ByPath() []DeniedPath {
+	var out []DeniedPath
+	for _, d := range ts.Denied {
+		i := slices.IndexFunc(out, func(p DeniedPath) bool { return p.Path == d.Path })
+		if i < 0 {
+			out, i = append(out, DeniedPath{Path: d.Path}), len(out)
+		}
+		out[i].Accesses = appendNew(out[i].Accesses, d.Access)
+		out[i].Tools = appendNew(out[i].Tools, d.Tool)
+	}
+	return out
+}
+
+// appendNew appends s to list unless it is empty or listed already.
+func appendNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
 func (t turn) state(batchAfter int) TurnState {
 	ts := TurnState{Count: len(t.Denied), DenyAll: t.DenyAll, Denied: slices.Clone(t.Denied)}
-	ts.Batch = batchAfter > 0 && ts.Count >= batchAfter && !t.Individually
+	ts.Batch = batchAfter > 0 && len(ts.Paths()) >= batchAfter && !t.Individually
 	return ts
 }
 
 // NoteDenial records that d was denied in turn of session and returns the
 // turn's state. A turn id other than the recorded one starts a new turn.
-// Denials are counted by access and path: a read and a write of one path
-// are two. batchAfter <= 0 never batches.
+// Denials are kept by access and path, as a grant is, but the batch
+// threshold counts paths: a read and a write of one path are one toward
+// batchAfter. batchAfter <= 0 never batches.
 func (s Store) NoteDenial(session, turnID string, d Denial, batchAfter int) (TurnState, error) {
 	var ts TurnState
 	err := s.update(session, func(st *state) error {
@@ -110,7 +147,8 @@ func (s Store) Turn(session, turnID string) (TurnState, error) {
 
 // SetAllowAllOnce records the person's "allow all once" for the batch of
 // denials they were shown: each access to each path passes once more in
-// this turn; another access to the same path does not.
+// this turn; another access to the same path does not. Being let through,
+// they are no longer the turn's denials.
 func (s Store) SetAllowAllOnce(session, turnID string, denials []Denial) error {
 	return s.update(session, func(st *state) error {
 		st.enterTurn(turnID)
@@ -118,6 +156,19 @@ func (s Store) SetAllowAllOnce(session, turnID string, denials []Denial) error {
 			if !slices.ContainsFunc(st.Turn.AllowOnce, d.same) {
 				st.Turn.AllowOnce = append(st.Turn.AllowOnce, d)
 			}
+			st.Turn.Denied = slices.DeleteFunc(st.Turn.Denied, d.same)
+		}
+		return nil
+	})
+}
+
+// Granted forgets d among the denials of turn: the person let it through,
+// so a later batch must not list it as denied, nor count it. A turn other
+// than the recorded one is left as it is.
+func (s Store) Granted(session, turnID string, d Denial) error {
+	return s.update(session, func(st *state) error {
+		if st.Turn.ID == turnID {
+			st.Turn.Denied = slices.DeleteFunc(st.Turn.Denied, d.same)
 		}
 		return nil
 	})

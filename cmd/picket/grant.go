@@ -183,8 +183,12 @@ func (c *cli) promptRequest(loaded *decide.Loaded, call grantCall, d decide.Deci
 	}
 	c.offerPersist(&req, loaded, call, d)
 	if turn.Batch {
-		for _, x := range turn.Denied {
-			req.Batch = append(req.Batch, tui.BatchItem{Tool: x.Tool, Access: x.Access, Path: x.Path, Resolved: x.Path})
+		// One item a path: a read and a write of one file are one file to
+		// the person, shown with both accesses.
+		for _, x := range turn.ByPath() {
+			req.Batch = append(req.Batch, tui.BatchItem{
+				Tool: strings.Join(x.Tools, ", "), Access: strings.Join(x.Accesses, ", "), Path: x.Path, Resolved: x.Path,
+			})
 		}
 	}
 	return req
@@ -301,8 +305,14 @@ func userConfigFile(env decide.Env) string {
 
 // carryOut applies an answer. Anything but an explicit grant is a deny. A
 // persist edits target, the policy file the person confirmed, or nothing.
+// A call let through is no longer one of the turn's denials.
 func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision, ans tui.Answer, turn grants.TurnState, target string) grantOutcome {
 	store := c.grantStore()
+	if ans.Grants() {
+		if err := store.Granted(call.session, call.turn, denialOf(call, d)); err != nil {
+			c.warnf("grant state: %v", err)
+		}
+	}
 	switch ans {
 	case tui.AnswerAllowAllOnce:
 		// This call passes now; the other calls the batch listed (each an

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -426,6 +427,62 @@ func TestServeBatchAndDenyAll(t *testing.T) {
 	res = sc.ok("decide", h.decideParams(s, "write", map[string]any{"path": a}, true))
 	if res["promptable"] != true || res["batch"] != false {
 		t.Errorf("after turn_end = %v, want promptable again, no batch", res)
+	}
+}
+
+// TestServeBatchCountsPaths: a read and a write of one file are one denied
+// path toward batchAfter, listed once in the batch with both accesses.
+func TestServeBatchCountsPaths(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	sc := startServe(t, h.interactive())
+	s := h.session
+	env := filepath.Join(h.dir, ".env")
+	calls := []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"read", map[string]any{"path": ".env"}},
+		{"write", map[string]any{"path": ".env", "content": "y"}},
+		{"write", map[string]any{"path": "/etc/picket-paths-b1", "content": "y"}},
+		{"write", map[string]any{"path": "/etc/picket-paths-b2", "content": "y"}},
+	}
+	var res map[string]any
+	for i, c := range calls {
+		res = sc.ok("decide", h.decideParams(s, c.tool, c.input, true))
+		if wantBatch := i == 3; res["promptable"] != true || res["batch"] != wantBatch {
+			t.Fatalf("denial %d (%s %v) = %v, want promptable, batch %v", i+1, c.tool, c.input["path"], res, wantBatch)
+		}
+	}
+	want := []any{env, "/etc/picket-paths-b1", "/etc/picket-paths-b2"}
+	if got, _ := res["batchPaths"].([]any); !slices.Equal(got, want) {
+		t.Errorf("batchPaths = %v, want %v", got, want)
+	}
+	batch := res["request"].(map[string]any)["batch"].([]any)
+	if len(batch) != 3 || batch[0].(map[string]any)["access"] != "read, write" {
+		t.Errorf("prompt request batch = %v, want 3 items, .env with read, write", batch)
+	}
+}
+
+// TestServeGrantedNotBatched: a path the person granted is no longer one of
+// the turn's denials: a later batch neither counts nor lists it.
+func TestServeGrantedNotBatched(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	sc := startServe(t, h.interactive())
+	s := h.session
+	env := filepath.Join(h.dir, ".env")
+	sc.ok("decide", h.decideParams(s, "read", map[string]any{"path": ".env"}, true))
+	sc.ok("grant", map[string]any{"session": s, "turn": "t1", "cwd": h.dir, "tool": "read", "access": "read",
+		"path": env, "resolved": env, "answer": "session"})
+	var res map[string]any
+	for i, name := range []string{"x", "y", "z"} {
+		res = sc.ok("decide", h.decideParams(s, "write", map[string]any{"path": "/etc/picket-granted-" + name, "content": "y"}, true))
+		if wantBatch := i == 2; res["batch"] != wantBatch {
+			t.Fatalf("denial of %s after granting .env = %v, want batch %v", name, res, wantBatch)
+		}
+	}
+	want := []any{"/etc/picket-granted-x", "/etc/picket-granted-y", "/etc/picket-granted-z"}
+	if got, _ := res["batchPaths"].([]any); !slices.Equal(got, want) {
+		t.Errorf("batchPaths = %v, want %v (not the granted %s)", got, want, env)
 	}
 }
 
