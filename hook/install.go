@@ -32,8 +32,10 @@ type ClaudeInstall struct {
 	// which changes how project paths are spelled in deny rules.
 	User bool
 	// Deny lists the permissions.deny rules to add; nil means
-	// [ClaudeDenyRules] or, for User, [ClaudeUserDenyRules].
+	// [ClaudeDenyRules] or, for User, [ClaudeUserDenyRules], with Own.
 	Deny []string
+	// Own are picket's own files, whose places depend on the environment.
+	Own ClaudeOwnPaths
 	// ShellPrefix, when set, is the value of env.CLAUDE_CODE_SHELL_PREFIX
 	// (see [ClaudeShellPrefix]), through which Claude Code runs every Bash
 	// command, and every hook command, in picket's shell sandbox.
@@ -50,9 +52,9 @@ func (o ClaudeInstall) deny() []string {
 	case o.Deny != nil:
 		return o.Deny
 	case o.User:
-		return ClaudeUserDenyRules()
+		return ClaudeUserDenyRules(o.Own)
 	}
-	return ClaudeDenyRules()
+	return ClaudeDenyRules(o.Own)
 }
 
 // ClaudeHookArgs are picket's arguments in the hook command.
@@ -164,8 +166,6 @@ var claudeDenyPaths = []string{
 	"/.git/modules/**/hooks/**",
 	"/fence.jsonc",
 	"/fence.json",
-	"~/.config/fence/**",
-	"~/.local/state/picket/**",
 	"~/.bashrc",
 	"~/.bash_profile",
 	"~/.zshrc",
@@ -174,24 +174,75 @@ var claudeDenyPaths = []string{
 	"~/.gitconfig",
 }
 
+// ClaudeOwnPaths are picket's own files, as absolute paths: where they are
+// depends on the environment (XDG_STATE_HOME, XDG_CONFIG_HOME, where picket
+// was installed), so their rules are written for the place they resolve to.
+// An empty field adds no rule.
+type ClaudeOwnPaths struct {
+	Home       string // spells the paths under it "~/", as the other rules are
+	StateDir   string // picket's state dir (audit log, grants, install records)
+	ConfigDir  string // the user's fence config dir
+	Executable string // the picket the hooks run
+}
+
+// rulePaths are the paths of p in Claude Code's rule syntax: the two
+// directories with everything in them, and the executable.
+func (p ClaudeOwnPaths) rulePaths() []string {
+	var out []string
+	for _, dir := range []string{p.ConfigDir, p.StateDir} {
+		if dir != "" {
+			out = append(out, claudeRulePath(dir, p.Home)+"/**")
+		}
+	}
+	if p.Executable != "" {
+		out = append(out, claudeRulePath(p.Executable, p.Home))
+	}
+	return out
+}
+
+// claudeRulePath spells the absolute path p as Claude Code's rules do:
+// "~/rest" under home, "//p" elsewhere (a single leading "/" is the project
+// root in project settings and ~/.claude in the user's). The rules follow
+// gitignore, so its special characters in p are escaped with a backslash.
+func claudeRulePath(p, home string) string {
+	p = filepath.Clean(p)
+	home = filepath.Clean(home)
+	var b strings.Builder
+	rest := p
+	if rel, ok := strings.CutPrefix(p, home+"/"); ok && home != "/" && filepath.IsAbs(home) {
+		b.WriteString("~/")
+		rest = rel
+	} else {
+		b.WriteString("/")
+	}
+	for _, r := range rest {
+		if strings.ContainsRune(`\*?[`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // ClaudeDenyRules returns picket's mandatory write denies as Claude Code
 // permissions.deny rules for a project's .claude/settings.json, each path in
-// its Edit(...) and Write(...) form. Claude Code enforces them itself, so
-// they hold even where it skips a hook.
+// its Edit(...) and Write(...) form: the fixed paths and those of own.
+// Claude Code enforces them itself, so they hold even where it skips a
+// hook.
 //
 // Claude Code 2.1.197 applies Edit(...) rules to its Write tool too, while a
 // Write(...) rule alone does not stop the Write tool; the Write forms are
 // kept for the versions and tools that match on them.
-func ClaudeDenyRules() []string {
-	return denyRules(func(p string) string { return p })
+func ClaudeDenyRules(own ClaudeOwnPaths) []string {
+	return denyRules(own, func(p string) string { return p })
 }
 
 // ClaudeUserDenyRules is [ClaudeDenyRules] for ~/.claude/settings.json. There
 // a leading "/" means ~/.claude itself, not a project (verified with Claude
 // Code 2.1.197), so project paths are spelled "**/path": the path at any
 // depth under the directory Claude Code runs in.
-func ClaudeUserDenyRules() []string {
-	return denyRules(func(p string) string {
+func ClaudeUserDenyRules(own ClaudeOwnPaths) []string {
+	return denyRules(own, func(p string) string {
 		if strings.HasPrefix(p, "/") {
 			return "**" + p
 		}
@@ -199,10 +250,16 @@ func ClaudeUserDenyRules() []string {
 	})
 }
 
-func denyRules(spell func(string) string) []string {
-	rules := make([]string, 0, 2*len(claudeDenyPaths)+len(claudeDenyTools))
+// denyRules spells claudeDenyPaths for the settings file; own's paths are
+// spelled the same in every settings file.
+func denyRules(own ClaudeOwnPaths, spell func(string) string) []string {
+	var paths []string
 	for _, p := range claudeDenyPaths {
-		p = spell(p)
+		paths = append(paths, spell(p))
+	}
+	paths = append(paths, own.rulePaths()...)
+	rules := make([]string, 0, 2*len(paths)+len(claudeDenyTools))
+	for _, p := range paths {
 		rules = append(rules, "Edit("+p+")", "Write("+p+")")
 	}
 	return append(rules, claudeDenyTools...)

@@ -297,8 +297,11 @@ func TestInstallClaudeRejects(t *testing.T) {
 	}
 }
 
+// defaultOwn are picket's own paths with no XDG variables set.
+var defaultOwn = ClaudeOwnPaths{Home: "/home/u", StateDir: "/home/u/.local/state/picket", ConfigDir: "/home/u/.config/fence"}
+
 func TestClaudeDenyRules(t *testing.T) {
-	rules := ClaudeDenyRules()
+	rules := ClaudeDenyRules(defaultOwn)
 	for _, want := range []string{
 		"Edit(~/.claude/settings*.json)", "Write(~/.claude/settings*.json)",
 		"Edit(/.claude/settings*.json)", "Edit(/.claude/hooks/**)", "Edit(~/.claude/skills/**)",
@@ -308,7 +311,7 @@ func TestClaudeDenyRules(t *testing.T) {
 			t.Errorf("ClaudeDenyRules() lacks %q", want)
 		}
 	}
-	user := ClaudeUserDenyRules()
+	user := ClaudeUserDenyRules(defaultOwn)
 	for _, want := range []string{"Edit(~/.claude/settings*.json)", "Edit(**/.claude/settings*.json)", "Edit(**/.git/hooks/**)", "Write(**/fence.json)"} {
 		if !slices.Contains(user, want) {
 			t.Errorf("ClaudeUserDenyRules() lacks %q", want)
@@ -444,6 +447,44 @@ func TestClaudeShellPrefix(t *testing.T) {
 		i := strings.LastIndex(p, " -")
 		if p[:i] != exe || p[i+1:] != "--shell-prefix" {
 			t.Errorf("ClaudeShellPrefix(%q) = %q: Claude Code would run %q with %q", exe, p, p[:i], p[i+1:])
+		}
+	}
+}
+
+// TestClaudeOwnPathRules: the rules for picket's state dir, fence config
+// dir and executable follow where they resolve to (XDG_STATE_HOME,
+// XDG_CONFIG_HOME, the install's picket), "~/" under home and "//" (the
+// file system root) elsewhere, in project and user settings alike.
+func TestClaudeOwnPathRules(t *testing.T) {
+	tests := []struct {
+		name      string
+		own       ClaudeOwnPaths
+		want, not []string
+	}{
+		{"default", defaultOwn,
+			[]string{"Edit(~/.local/state/picket/**)", "Write(~/.config/fence/**)"}, nil},
+		{"xdg elsewhere", ClaudeOwnPaths{Home: "/home/u", StateDir: "/srv/state/picket", ConfigDir: "/home/u/xdg/fence", Executable: "/usr/local/bin/picket"},
+			[]string{"Edit(//srv/state/picket/**)", "Write(//srv/state/picket/**)", "Edit(~/xdg/fence/**)", "Edit(//usr/local/bin/picket)", "Write(//usr/local/bin/picket)"},
+			[]string{"Edit(~/.local/state/picket/**)", "Edit(~/.config/fence/**)", "Edit(**//srv/state/picket/**)"}},
+		{"executable under home", ClaudeOwnPaths{Home: "/home/u/", Executable: "/home/u/bin/picket"},
+			[]string{"Edit(~/bin/picket)"}, nil},
+		{"a neighbour of home is not under it", ClaudeOwnPaths{Home: "/home/u", StateDir: "/home/u2/picket"},
+			[]string{"Edit(//home/u2/picket/**)"}, []string{"Edit(~/2/picket/**)"}},
+		{"glob characters escaped", ClaudeOwnPaths{Home: "/home/u", Executable: "/opt/p[1]/pick*t?"},
+			[]string{`Edit(//opt/p\[1]/pick\*t\?)`}, nil},
+	}
+	for _, tt := range tests {
+		for scope, rules := range map[string][]string{"project": ClaudeDenyRules(tt.own), "user": ClaudeUserDenyRules(tt.own)} {
+			for _, w := range tt.want {
+				if !slices.Contains(rules, w) {
+					t.Errorf("%s: %s rules lack %q", tt.name, scope, w)
+				}
+			}
+			for _, n := range tt.not {
+				if slices.Contains(rules, n) {
+					t.Errorf("%s: %s rules hold %q", tt.name, scope, n)
+				}
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/sandbox"
@@ -99,6 +100,7 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	}
 	opts := claudeInstallOpts(installedExe)
 	opts.User = *user
+	opts.Own = c.claudeOwnPaths(installedExe)
 	record := c.installRecord(path)
 	exeGiven := *exe != ""
 	if name == "uninstall" {
@@ -203,6 +205,14 @@ func (c *cli) picketExe(exe string) (string, error) {
 // exe (absolute).
 func claudeInstallOpts(exe string) hook.ClaudeInstall {
 	return hook.ClaudeInstall{Command: hook.ClaudeHookCommand(exe), ShellPrefix: hook.ClaudeShellPrefix(exe)}
+}
+
+// claudeOwnPaths are where picket's own files are in this environment,
+// for their deny rules: the resolved state and fence config dirs, and exe,
+// the picket the hooks run.
+func (c *cli) claudeOwnPaths(exe string) hook.ClaudeOwnPaths {
+	env := decide.Env{Home: c.home(), ConfigHome: c.getenv("XDG_CONFIG_HOME")}
+	return hook.ClaudeOwnPaths{Home: c.home(), StateDir: c.stateDir(), ConfigDir: env.UserConfigDir(), Executable: exe}
 }
 
 // claudeSettingsPath is ~/.claude/settings.json for the user scope, else the

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -127,6 +128,36 @@ func TestUninstallKeepsThePersonsDenyRules(t *testing.T) {
 	b, _ = os.ReadFile(path)
 	if strings.Contains(string(b), "Edit(~/.bashrc)") || !strings.Contains(string(b), "Read(./secret)") {
 		t.Errorf("uninstall after a recordless install:\n%s\nwant picket's rules gone, the others kept", b)
+	}
+}
+
+// TestInstallClaudeDeniesOwnPaths: the deny rules protect picket's state
+// dir and the fence config dir where XDG_STATE_HOME and XDG_CONFIG_HOME put
+// them, and the picket the hooks run; uninstall takes them out again.
+func TestInstallClaudeDeniesOwnPaths(t *testing.T) {
+	project, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + project,
+		"XDG_STATE_HOME=" + filepath.Join(elsewhere, "state"), "XDG_CONFIG_HOME=" + filepath.Join(home, "cfg")}
+	path := filepath.Join(project, ".claude", "settings.json")
+	if r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(path)
+	for _, want := range []string{"Edit(/" + elsewhere + "/state/picket/**)", "Write(~/cfg/fence/**)", "Edit(//opt/picket/picket)"} {
+		if !strings.Contains(string(b), strconv.Quote(want)) {
+			t.Errorf("install wrote no %s:\n%s", want, b)
+		}
+	}
+	for _, stale := range []string{"~/.local/state/picket/**", "~/.config/fence/**"} {
+		if strings.Contains(string(b), stale) {
+			t.Errorf("install wrote a rule for %s, where nothing of picket's is:\n%s", stale, b)
+		}
+	}
+	if r := runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("uninstall: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("picket")) {
+		t.Errorf("uninstall left picket's rules:\n%s", b)
 	}
 }
 
