@@ -131,12 +131,20 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	if *print {
 		return c.printSettings(path, apply)
 	}
+	missing := missingPaths(path, filepath.Dir(path))
 	changed, err := hook.UpdateClaudeSettings(path, apply)
 	if err != nil {
 		c.errorf("%s claude: %v", name, err)
 		return 2
 	}
-	if err := record.update(name, added, installedExe); err != nil {
+	var created []string
+	if name == "install" && changed {
+		created = missing
+	}
+	if name == "uninstall" {
+		removeCreated(path, record.created())
+	}
+	if err := record.update(name, added, installedExe, created); err != nil {
 		c.warnf("could not record which deny rules %s added (uninstall will take out all of picket's): %v", path, err)
 	}
 	switch {
@@ -271,6 +279,9 @@ func (c *cli) installRecord(settings string) installRecord {
 type installRecordFile struct {
 	Deny []string `json:"deny"`
 	Exe  string   `json:"exe,omitempty"` // the picket the hooks run
+	// Created are the settings file and its directory when install
+	// created them, for uninstall to remove if nothing else is in them.
+	Created []string `json:"created,omitempty"`
 }
 
 func (r installRecord) read() (installRecordFile, bool) {
@@ -301,9 +312,15 @@ func (r installRecord) exe() string {
 	return rec.Exe
 }
 
-// update adds what install added to the record, with the executable the
-// hooks run; uninstall drops it.
-func (r installRecord) update(cmd string, added []string, exe string) error {
+// created returns the paths the recorded install created.
+func (r installRecord) created() []string {
+	rec, _ := r.read()
+	return rec.Created
+}
+
+// update adds what install added (deny rules, created paths) to the
+// record, with the executable the hooks run; uninstall drops it.
+func (r installRecord) update(cmd string, added []string, exe string, created []string) error {
 	if cmd != "install" {
 		if err := os.Remove(r.file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -319,7 +336,12 @@ func (r installRecord) update(cmd string, added []string, exe string) error {
 	if deny == nil {
 		deny = []string{}
 	}
-	b, err := json.Marshal(installRecordFile{Deny: deny, Exe: exe})
+	for _, p := range r.created() {
+		if !slices.Contains(created, p) {
+			created = append(created, p)
+		}
+	}
+	b, err := json.Marshal(installRecordFile{Deny: deny, Exe: exe, Created: created})
 	if err != nil {
 		return err
 	}
@@ -327,6 +349,37 @@ func (r installRecord) update(cmd string, added []string, exe string) error {
 		return err
 	}
 	return os.WriteFile(r.file, b, 0o600)
+}
+
+// missingPaths returns those of paths that do not exist.
+func missingPaths(paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// removeCreated removes, of the settings file at path and its directory,
+// those install created (created) and uninstall left empty: the file when
+// it holds an empty object, the directory when nothing is in it. A file the
+// person had before install is never in created.
+func removeCreated(path string, created []string) {
+	if slices.Contains(created, path) && emptySettings(path) {
+		os.Remove(path)
+	}
+	if dir := filepath.Dir(path); slices.Contains(created, dir) {
+		os.Remove(dir) // fails, as it should, when anything is in it
+	}
+}
+
+// emptySettings reports whether the file at path holds an empty JSON object.
+func emptySettings(path string) bool {
+	b, err := os.ReadFile(path)
+	var m map[string]json.RawMessage
+	return err == nil && json.Unmarshal(b, &m) == nil && m != nil && len(m) == 0
 }
 
 // claudeHooksIn reports whether settings already hold picket's hooks.

@@ -161,6 +161,64 @@ func TestInstallClaudeDeniesOwnPaths(t *testing.T) {
 	}
 }
 
+// TestUninstallRemovesWhatInstallCreated: a settings file and .claude/
+// directory that install created are gone after uninstall, unless
+// something else is in them by then; a file or directory the person had
+// before stays.
+func TestUninstallRemovesWhatInstallCreated(t *testing.T) {
+	tests := []struct {
+		name        string
+		before      func(dir string) // the .claude dir, before install
+		between     func(dir string) // after install, before uninstall
+		wantFile    string           // "" for no file
+		wantDirGone bool
+	}{
+		{"nothing before", nil, nil, "", true},
+		{"the directory before", func(dir string) { os.MkdirAll(dir, 0o755) }, nil, "", false},
+		{"the file before", func(dir string) {
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "settings.json"), []byte("{}"), 0o644)
+		}, nil, "{}\n", false},
+		{"another file since", nil, func(dir string) { os.WriteFile(filepath.Join(dir, "settings.local.json"), []byte("{}"), 0o644) }, "", false},
+		{"a setting of the person's since", nil, func(dir string) {
+			path := filepath.Join(dir, "settings.json")
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, bytes.Replace(b, []byte("{"), []byte(`{"model": "opus",`), 1), 0o644)
+		}, "{\n  \"model\": \"opus\"\n}\n", false},
+	}
+	for _, scope := range []string{"--project", "--user"} {
+		for _, tt := range tests {
+			t.Run(scope+"/"+tt.name, func(t *testing.T) {
+				project, home := t.TempDir(), t.TempDir()
+				env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + project}
+				dir := filepath.Join(project, ".claude")
+				if scope == "--user" {
+					dir = filepath.Join(home, ".claude")
+				}
+				if tt.before != nil {
+					tt.before(dir)
+				}
+				if r := runInstallCLI(env, "install", "claude", scope, "--exe", "/opt/picket/picket"); r.code != 0 {
+					t.Fatalf("install: exit %d\n%s", r.code, r.stderr)
+				}
+				if tt.between != nil {
+					tt.between(dir)
+				}
+				if r := runInstallCLI(env, "uninstall", "claude", scope, "--exe", "/opt/picket/picket"); r.code != 0 {
+					t.Fatalf("uninstall: exit %d\n%s", r.code, r.stderr)
+				}
+				b, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+				if got := string(b); (err == nil) != (tt.wantFile != "") || got != tt.wantFile {
+					t.Errorf("settings.json after uninstall = %q, %v; want %q (\"\" for none)", got, err, tt.wantFile)
+				}
+				if _, err := os.Stat(dir); (err != nil) != tt.wantDirGone {
+					t.Errorf("after uninstall, Stat(%s) = %v; want it gone: %v", dir, err, tt.wantDirGone)
+				}
+			})
+		}
+	}
+}
+
 // stateDirOf is picket's state dir for a test environment.
 func stateDirOf(env []string) string {
 	for _, kv := range env {

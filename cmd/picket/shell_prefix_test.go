@@ -156,6 +156,10 @@ func TestInstallClaudeShellPrefix(t *testing.T) {
 		t.Errorf("install --print: exit %d, stdout:\n%s\nwant env.CLAUDE_CODE_SHELL_PREFIX", r.code, r.stdout)
 	}
 	path := filepath.Join(project, ".claude", "settings.json")
+	// The person's own (empty) settings, which uninstall keeps; a file
+	// install created goes (TestUninstallRemovesWhatInstallCreated).
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte("{}\n"), 0o644)
 	if r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
 		t.Fatalf("install: exit %d, stderr %q", r.code, r.stderr)
 	}
