@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,6 +19,9 @@ type Options struct {
 	MaxSizeMB  int              // rotate before a write takes the file past this size; default 50
 	MaxAgeDays int              // remove rotated files this many days after their rotation; default 7
 	Now        func() time.Time // the clock for ts and rotation; default time.Now
+	// Warn, when set, is told of a directory or file of the log that
+	// others may read but that another user owns, so Open cannot tighten.
+	Warn func(msg string)
 
 	// maxBytes overrides MaxSizeMB so tests can force rotations.
 	maxBytes int64
@@ -48,7 +52,10 @@ type Log struct {
 }
 
 // Open prepares the log at o.Path: it creates the directory (0700) and the
-// lock file. The log file itself is created by the first [Log.Append].
+// lock file. The log file itself is created by the first [Log.Append]
+// (0600). A directory or file that is already there with a looser mode
+// (an older picket, a umask, a person's mkdir) is tightened to those modes
+// when the effective user owns it; otherwise o.Warn is told.
 func Open(o Options) (*Log, error) {
 	if o.Path == "" {
 		return nil, errors.New("audit log path is empty")
@@ -64,6 +71,12 @@ func Open(o Options) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(o.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("failed to create the audit log directory: %w", err)
 	}
+	for _, p := range []struct {
+		path string
+		mode fs.FileMode
+	}{{filepath.Dir(o.Path), 0o700}, {o.Path, 0o600}, {o.Path + ".lock", 0o600}} {
+		tighten(p.path, p.mode, o.Warn)
+	}
 	lock, err := os.OpenFile(o.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("failed to open the audit log lock: %w", err)
@@ -74,6 +87,27 @@ func Open(o Options) (*Log, error) {
 	// process would cut short, so Close does them instead.
 	l.lj = &lumberjack.Logger{Filename: o.Path}
 	return l, nil
+}
+
+// tighten sets the mode of p, a directory or regular file, to mode when
+// others may read or write it and the effective user owns it, and tells
+// warn when another user does (changing it is theirs to do) or the change
+// fails: a loose mode is no reason to lose the line. A missing p, or one of
+// another type, is left to the write that opens it.
+func tighten(p string, mode fs.FileMode, warn func(string)) {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil || !(fi.IsDir() || fi.Mode().IsRegular()) || fi.Mode().Perm()&^mode == 0:
+	case !ownedByMe(fi):
+		warn(fmt.Sprintf("%s has mode %v and another user owns it, so picket cannot make it %v", p, fi.Mode().Perm(), mode))
+	default:
+		if err := os.Chmod(p, mode); err != nil {
+			warn(fmt.Sprintf("failed to make %s mode %v: %v", p, mode, err))
+		}
+	}
 }
 
 func cmpOr(v, def int) int {

@@ -71,6 +71,50 @@ func TestAppendPermissionsAndFormat(t *testing.T) {
 	}
 }
 
+// TestOpenTightensLooseModes: an audit directory and files left 0755 and
+// 0644 (an older picket, a person's mkdir) are made 0700 and 0600 when
+// ours; another user's are left alone, with a warning.
+func TestOpenTightensLooseModes(t *testing.T) {
+	for _, owner := range []string{"mine", "another user's"} {
+		t.Run(owner, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "picket")
+			path := filepath.Join(dir, "audit.log")
+			os.MkdirAll(dir, 0o755)
+			os.Chmod(dir, 0o755)
+			for _, f := range []string{path, path + ".lock"} {
+				os.WriteFile(f, nil, 0o644)
+				os.Chmod(f, 0o644)
+			}
+			want := map[string]os.FileMode{dir: 0o700 | os.ModeDir, path: 0o600, path + ".lock": 0o600}
+			if owner != "mine" {
+				if os.Geteuid() != 0 {
+					t.Skip("giving a file to another user needs root")
+				}
+				for name := range want {
+					if err := os.Chown(name, 65534, 65534); err != nil {
+						t.Skip(err)
+					}
+				}
+				want = map[string]os.FileMode{dir: 0o755 | os.ModeDir, path: 0o644, path + ".lock": 0o644}
+			}
+			var warned []string
+			l, err := Open(Options{Path: path, Warn: func(m string) { warned = append(warned, m) }})
+			if err != nil {
+				t.Fatalf("Open = %v", err)
+			}
+			l.Close()
+			for name, mode := range want {
+				if fi, err := os.Stat(name); err != nil || fi.Mode() != mode {
+					t.Errorf("Stat(%s) = %v, %v, want mode %v", name, fi.Mode(), err, mode)
+				}
+			}
+			if (owner == "mine") != (len(warned) == 0) {
+				t.Errorf("warnings = %q, want none for my files and one each for another user's", warned)
+			}
+		})
+	}
+}
+
 func TestAppendAfterClose(t *testing.T) {
 	l := newLog(t, Options{Path: filepath.Join(t.TempDir(), "audit.log")})
 	l.Close()
