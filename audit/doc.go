@@ -5,8 +5,12 @@
 // # Format
 //
 // Each line is one [Entry]. Its first member is always "ts", the time in
-// RFC 3339 UTC with milliseconds ("2006-01-02T15:04:05.000Z"); "decision" is
-// always present; other empty strings are left out. JSON escapes control
+// RFC 3339 UTC with milliseconds ("2006-01-02T15:04:05.000Z"). "session",
+// "agent", "decision", "tool", "access", "path", "resolved", "layer",
+// "rule", "pattern" and "source" follow on every line, "" when empty;
+// "prompted", "reason", "command", "cwd" and "exit" only when set. Readers
+// take a missing member as empty, so lines of older pickets that left empty
+// ones out still read. JSON escapes control
 // characters, so a path holding "\n" stays on its line. JSON strings cannot
 // hold bytes that are not UTF-8: encoding/json logs each as U+FFFD.
 //

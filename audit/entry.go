@@ -32,20 +32,22 @@ type Entry struct {
 }
 
 // entryJSON fixes the member names and order; "ts" must stay first because
-// rotation reads the day from the start of a file.
+// rotation reads the day from the start of a file. The members from "ts" to
+// "source" are on every line, empty or not, as the format promises; the
+// rest only when set.
 type entryJSON struct {
 	TS       string `json:"ts"`
-	Session  string `json:"session,omitempty"`
-	Agent    string `json:"agent,omitempty"`
+	Session  string `json:"session"`
+	Agent    string `json:"agent"`
 	Decision string `json:"decision"`
-	Tool     string `json:"tool,omitempty"`
-	Access   string `json:"access,omitempty"`
-	Path     string `json:"path,omitempty"`
-	Resolved string `json:"resolved,omitempty"`
-	Layer    string `json:"layer,omitempty"`
-	Rule     string `json:"rule,omitempty"`
-	Pattern  string `json:"pattern,omitempty"`
-	Source   string `json:"source,omitempty"`
+	Tool     string `json:"tool"`
+	Access   string `json:"access"`
+	Path     string `json:"path"`
+	Resolved string `json:"resolved"`
+	Layer    string `json:"layer"`
+	Rule     string `json:"rule"`
+	Pattern  string `json:"pattern"`
+	Source   string `json:"source"`
 	Prompted bool   `json:"prompted,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 	Command  string `json:"command,omitempty"`

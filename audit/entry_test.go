@@ -16,11 +16,11 @@ func TestEntryJSON(t *testing.T) {
 	}{
 		{
 			Entry{TS: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC), Decision: "block"},
-			`{"ts":"2026-01-02T03:04:05.006Z","decision":"block"}`,
+			`{"ts":"2026-01-02T03:04:05.006Z","session":"","agent":"","decision":"block","tool":"","access":"","path":"","resolved":"","layer":"","rule":"","pattern":"","source":""}`,
 		},
 		{ // local times are written in UTC, sub-millisecond digits dropped
 			Entry{TS: time.Date(2026, 1, 2, 3, 4, 5, 999999999, time.FixedZone("", -5*3600)), Decision: ""},
-			`{"ts":"2026-01-02T08:04:05.999Z","decision":""}`,
+			`{"ts":"2026-01-02T08:04:05.999Z","session":"","agent":"","decision":"","tool":"","access":"","path":"","resolved":"","layer":"","rule":"","pattern":"","source":""}`,
 		},
 		{
 			Entry{TS: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Session: "s", Agent: "claude", Decision: "block",
@@ -45,6 +45,23 @@ func TestEntryJSON(t *testing.T) {
 		if diff := cmp.Diff(want, back); diff != "" {
 			t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 		}
+	}
+}
+
+// TestEntryOldLines: lines of an older picket, which left empty members
+// out, read as entries with those fields empty.
+func TestEntryOldLines(t *testing.T) {
+	var e Entry
+	line := `{"ts":"2026-01-02T03:04:05.006Z","decision":"allow","path":"/p"}`
+	if err := json.Unmarshal([]byte(line), &e); err != nil {
+		t.Fatalf("Unmarshal(%s) = %v", line, err)
+	}
+	want := Entry{TS: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC), Decision: "allow", Path: "/p"}
+	if diff := cmp.Diff(want, e); diff != "" {
+		t.Errorf("Unmarshal(%s) mismatch (-want +got):\n%s", line, diff)
+	}
+	if rec, ok := parseLine([]byte(line)); !ok {
+		t.Errorf("parseLine(%s) = %+v, false, want true", line, rec)
 	}
 }
 

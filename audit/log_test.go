@@ -65,7 +65,7 @@ func TestAppendPermissionsAndFormat(t *testing.T) {
 		}
 	}
 	got := readLines(t, path)
-	want := `{"ts":"2026-05-06T07:08:09.123Z","decision":"block","path":"/a\nb"}`
+	want := `{"ts":"2026-05-06T07:08:09.123Z","session":"","agent":"","decision":"block","tool":"","access":"","path":"/a\nb","resolved":"","layer":"","rule":"","pattern":"","source":""}`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("log = %q, want [%q]", got, want)
 	}

@@ -97,7 +97,7 @@ func TestTailMissing(t *testing.T) {
 
 func TestFollowAcrossRotation(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.log")
-	l := newLog(t, Options{Path: path, maxBytes: 300})
+	l := newLog(t, Options{Path: path, maxBytes: 600})
 	mustAppend(t, l, Entry{Decision: "block", Path: "/before"})
 
 	var mu sync.Mutex
@@ -113,7 +113,7 @@ func TestFollowAcrossRotation(t *testing.T) {
 	}()
 	time.Sleep(2 * followPoll) // let Follow open the file at its end
 	var want []string
-	for i := 0; i < 12; i++ { // about 80 bytes each: rotates every 3 lines
+	for i := 0; i < 12; i++ { // about 180 bytes each: rotates every 3 lines
 		p := "/" + strings.Repeat("x", i)
 		dec := "block"
 		if i%4 == 3 {
