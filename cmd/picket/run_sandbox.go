@@ -82,9 +82,12 @@ func runRun(c *cli, args []string) int {
 	env := stripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
 	if *unsandboxed {
 		c.warnf("--unsandboxed: the command runs without the shell sandbox; the policy does not hold for it")
-		c.audit(loaded, audit.Entry{Session: *session, Decision: "run", Command: commandLine(cmd), Cwd: dir,
+		// Logged after the command, with its exit status like a sandboxed
+		// run's line; runPlain passes signals on, so picket outlives it.
+		code := c.runPlain(cmd, dir, env)
+		c.audit(loaded, audit.Entry{Session: *session, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code,
 			Reason: "--unsandboxed: the command ran without the shell sandbox"})
-		return c.runPlain(cmd, dir, env)
+		return code
 	}
 	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead, *session)
 	var ue *sandbox.UnavailableError
