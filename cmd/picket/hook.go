@@ -135,22 +135,36 @@ func (c *cli) claudeEvent(in []byte) []byte {
 		if err := c.grantStore().Prune(grants.DefaultMaxAge); err != nil {
 			c.warnf("pruning old session grants: %v", err)
 		}
+		if err := c.notices().Prune(grants.DefaultMaxAge); err != nil {
+			c.warnf("pruning old session notices: %v", err)
+		}
 		loaded, err := c.eventPolicy(ev)
 		if err != nil {
 			return hook.ClaudeSystemMessage("picket: error: the fence policy is broken; every file tool call will be denied until it is fixed:\n" + err.Error())
 		}
-		// Lint once per session, at its start: warnings never block.
+		// Lint at a session's start: warnings never block. Claude Code
+		// starts a session again on resume, /clear and compaction, with
+		// the same id; the same warnings are shown to it once. A broken
+		// policy (above) is an error and shows every time.
 		if ws := lint.Run(loaded); len(ws) > 0 {
 			lines := []string{"picket: warning: the fence policy has footguns (picket lint):"}
 			for _, w := range ws {
 				lines = append(lines, w.String())
 			}
-			return hook.ClaudeSystemMessage(strings.Join(lines, "\n"))
+			msg := strings.Join(lines, "\n")
+			first, err := c.notices().First(ev.Session, msg)
+			if err != nil {
+				c.warnf("remembering the lint warnings shown: %v", err)
+			}
+			if first {
+				return hook.ClaudeSystemMessage(msg)
+			}
 		}
 	case hook.EventSessionEnd:
 		if ev.Session != "" {
 			c.ledger().End(ev.Session)
 			c.grantStore().End(ev.Session)
+			c.notices().End(ev.Session)
 		}
 	}
 	return nil
@@ -226,6 +240,11 @@ func (c *cli) home() string {
 	}
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// notices remembers the lint warnings each session was shown.
+func (c *cli) notices() hook.Notices {
+	return hook.Notices{Dir: filepath.Join(c.stateDir(), "notices")}
 }
 
 func (c *cli) ledger() hook.Ledger {
