@@ -22,6 +22,10 @@ type Options struct {
 	// Warn, when set, is told of a directory or file of the log that
 	// others may read but that another user owns, so Open cannot tighten.
 	Warn func(msg string)
+	// SharedDir says the log's directory is not picket's own (a
+	// picket.audit.path in the person's home, say): Open then leaves its
+	// mode alone and tightens only the log and its lock.
+	SharedDir bool
 
 	// maxBytes overrides MaxSizeMB so tests can force rotations.
 	maxBytes int64
@@ -71,12 +75,11 @@ func Open(o Options) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(o.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("failed to create the audit log directory: %w", err)
 	}
-	for _, p := range []struct {
-		path string
-		mode fs.FileMode
-	}{{filepath.Dir(o.Path), 0o700}, {o.Path, 0o600}, {o.Path + ".lock", 0o600}} {
-		tighten(p.path, p.mode, o.Warn)
+	if !o.SharedDir {
+		tighten(filepath.Dir(o.Path), 0o700, o.Warn)
 	}
+	tighten(o.Path, 0o600, o.Warn)
+	tighten(o.Path+".lock", 0o600, o.Warn)
 	lock, err := os.OpenFile(o.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("failed to open the audit log lock: %w", err)

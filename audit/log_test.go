@@ -258,3 +258,25 @@ func TestRetention(t *testing.T) {
 		t.Errorf("backups = %+v, want 3 (6 and 3 days old, and today's)", bs)
 	}
 }
+
+// TestOpenLeavesSharedDir: a picket.audit.path in a directory that is not
+// picket's own (the person's home, say) tightens the log, never the
+// directory.
+func TestOpenLeavesSharedDir(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	path := filepath.Join(dir, "picket-audit.log")
+	os.WriteFile(path, nil, 0o644)
+	os.Chmod(path, 0o644)
+	l, err := Open(Options{Path: path, SharedDir: true})
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	l.Close()
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the shared directory's mode = %v, want it left at 0755", fi.Mode())
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the log's mode = %v, want 0600", fi.Mode())
+	}
+}

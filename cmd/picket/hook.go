@@ -262,7 +262,9 @@ func fillEntry(e *audit.Entry, d decide.Decision) {
 // audit appends one entry. A failure to write the log never changes a
 // decision; it is reported on stderr.
 func (c *cli) audit(loaded *decide.Loaded, e audit.Entry) {
-	opts := audit.Options{Path: c.auditFile(loaded), Warn: func(m string) { c.warnf("audit log: %s", m) }}
+	path := c.auditFile(loaded)
+	opts := audit.Options{Path: path, Warn: func(m string) { c.warnf("audit log: %s", m) },
+		SharedDir: path != audit.DefaultPath(c.home(), c.getenv("XDG_STATE_HOME"))}
 	if loaded != nil {
 		opts.MaxAgeDays, opts.MaxSizeMB = loaded.Settings.Audit.MaxAgeDays, loaded.Settings.Audit.MaxSizeMB
 	}
