@@ -148,6 +148,11 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		return
 	}
 	gitDir := isGitDir(d)
+	if gitDir && !fresh && q.becameGitDir(d) {
+		// A config made by an earlier command is the command's too once
+		// this one makes its directory a repository.
+		fresh = true
+	}
 	for _, e := range ents {
 		if q.budget <= 0 {
 			return
@@ -166,6 +171,20 @@ func (q *quarantiner) dir(d string, fresh bool) {
 			q.dir(p, sub)
 		}
 	}
+}
+
+// becameGitDir reports whether what makes d a bare repository (HEAD,
+// objects, refs) changed since the start.
+func (q *quarantiner) becameGitDir(d string) bool {
+	if filepath.Base(d) == ".git" || strings.Contains(d, "/.git/") {
+		return false // a .git's files are judged on their own
+	}
+	for _, n := range []string{"HEAD", "objects", "refs"} {
+		if fi, err := os.Lstat(filepath.Join(d, n)); err == nil && ctime(fi).After(q.start) {
+			return true
+		}
+	}
+	return false
 }
 
 func (q *quarantiner) check(p string, fresh bool) {

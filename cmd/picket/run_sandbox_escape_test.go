@@ -826,3 +826,23 @@ func TestRunQuarantinesGitConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestRunQuarantinesConfigOfNewBareRepo: a config written by one command
+// in a plain directory becomes git's once a later command adds HEAD,
+// objects and refs beside it; that later command made the repository, so
+// the config is moved aside then.
+func TestRunQuarantinesConfigOfNewBareRepo(t *testing.T) {
+	w := newEscapeWorld(t)
+	steps := []string{
+		`mkdir gd && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > gd/config`,
+		"mkdir gd/objects gd/refs && echo 'ref: refs/heads/main' > gd/HEAD",
+	}
+	for i, step := range steps {
+		if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", step); code != 0 {
+			t.Fatalf("step %d: picket run = %d: %s", i+1, code, stderr)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(w.ws, "gd", "config")); err == nil {
+		t.Errorf("gd/config is still there after gd was made a repository")
+	}
+}
