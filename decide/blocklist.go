@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // nameSet is picket.blocklist: name patterns compared, case-insensitively,
@@ -72,4 +73,25 @@ func (s *nameSet) match(p string) (Rule, bool) {
 		}
 	}
 	return Rule{}, false
+}
+
+// nameFault says why a blocklist entry cannot be used, or "": it must be
+// one path component, and a glob among them must compile (compared with
+// names case-folded, so it is checked folded).
+func nameFault(name string) string {
+	if name == "" || strings.ContainsAny(name, "/\x00") {
+		return fmt.Sprintf("blocklist entry %q must be a single non-empty name", name)
+	}
+	lower := strings.ToLower(name)
+	if !strings.Contains(lower, "[") && utf8.ValidString(lower) {
+		return ""
+	}
+	at := -1
+	if len(lower) == len(name) {
+		at = 0
+	}
+	if why := globSyntaxFault(lower, at); why != "" {
+		return fmt.Sprintf("blocklist entry %q does not compile: %s", name, why)
+	}
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/gobwas/glob"
 	"github.com/picketdev/picket/schema"
 	"github.com/tailscale/hujson"
 )
@@ -304,22 +306,28 @@ func (r *resolver) read(name string) (*source, error) {
 	if s.cfg, err = configFromRaw(s.raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if probs := patternProblems(name, s.src, &s.cfg); len(probs) > 0 {
+	if probs := patternProblems(name, s.src, &s.cfg, false); len(probs) > 0 {
 		return nil, problemsError(probs)
 	}
 	return s, nil
 }
 
 // patternProblems reports, at file:line:col, each pattern of c that would
-// silently match nothing (see [patternFault]).
-func patternProblems(name string, src []byte, c *fileConfig) []schema.Problem {
+// silently match nothing (see [patternFault]) or that does not compile
+// (see [compileFault]; fold as a case-insensitive policy folds it), and
+// each blocklist entry that is not a usable name. Compile reports these
+// too, but with no place in the file to point at.
+func patternProblems(name string, src []byte, c *fileConfig, fold bool) []schema.Problem {
 	var probs []schema.Problem
-	check := func(pointer func() string, pat string) {
-		if msg := patternFault(pat); msg != "" {
+	report := func(pointer func() string, msg string) {
+		if msg != "" {
 			ptr := pointer()
 			line, col := schema.Position(src, ptr)
 			probs = append(probs, schema.Problem{File: name, Line: line, Col: col, Msg: dottedPointer(ptr) + ": " + msg})
 		}
+	}
+	check := func(pointer func() string, pat string) {
+		report(pointer, cmp.Or(patternFault(pat), compileFault(pat, fold)))
 	}
 	fsys := c.Filesystem
 	for field, list := range map[string][]string{
@@ -332,8 +340,63 @@ func patternProblems(name string, src []byte, c *fileConfig) []schema.Problem {
 	for i, pm := range c.Picket.Permissions {
 		check(func() string { return fmt.Sprintf("/picket/permissions/%d/pattern", i) }, pm.Pattern)
 	}
+	for i, entry := range c.Picket.Blocklist {
+		report(func() string { return fmt.Sprintf("/picket/blocklist/%d", i) }, nameFault(entry))
+	}
 	slices.SortFunc(probs, func(a, b schema.Problem) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return probs
+}
+
+// compileFault says why the matcher cannot be built from path pattern p,
+// or "". Only the glob part can fail (the literal directories before it
+// are quoted), and only through a character class or bytes that are not
+// UTF-8, the same test [pattern.compile] makes before building a matcher
+// at load. fold lowercases the pattern first, as a case-insensitive policy
+// does ("[Z-a]" is a range, "[z-a]" is not).
+func compileFault(p string, fold bool) string {
+	text := p
+	for _, lead := range []string{"~/", "./"} {
+		if r, ok := strings.CutPrefix(text, lead); ok {
+			text = r
+			break
+		}
+	}
+	sameLen := true
+	if fold {
+		lower := strings.ToLower(text)
+		text, sameLen = lower, len(lower) == len(text)
+	}
+	_, rest := splitLiteral(text)
+	if !strings.Contains(rest, "[") && utf8.ValidString(rest) {
+		return ""
+	}
+	at := -1
+	if sameLen {
+		at = len(p) - len(rest) // rest is a tail of p
+	}
+	if why := globSyntaxFault(rest, at); why != "" {
+		return fmt.Sprintf("pattern %q does not compile: %s", p, why)
+	}
+	return ""
+}
+
+// globSyntaxFault compiles the picket glob rest and says why it does not
+// compile, or "". at is where rest starts in the pattern as written (-1:
+// unknown), so an offset the compiler gives names a byte of that pattern.
+func globSyntaxFault(rest string, at int) string {
+	src, from := translateMap(rest, true)
+	_, err := compiler.Compile(src)
+	if err == nil {
+		return ""
+	}
+	var se *glob.SyntaxError
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	if at < 0 || se.Offset < 0 || se.Offset >= len(from) {
+		return "glob syntax error: " + se.Reason
+	}
+	return fmt.Sprintf("glob syntax error at offset %d: %s", at+from[se.Offset], se.Reason)
 }
 
 // globFault reports, without allocating, whether rest has a trailing

@@ -305,6 +305,9 @@ func TestLoadPatternFaults(t *testing.T) {
 		{"a . component", "sub/*/./b.txt", `has a "." component after a glob, so it matches nothing; write "sub/*/b.txt"`},
 		{"a .. component", "sub/*/../x", `glob pattern "sub/*/../x" has a ".." after a glob, so it matches nothing; write the path without it`},
 		{"a home glob", "~/.ssh/id_*/", `write "~/.ssh/id_*" for the directory`},
+		{"a class that does not compile", "src/[z-a].txt", `:2:38: filesystem.denyRead[1]: pattern "src/[z-a].txt" does not compile: glob syntax error at offset 9: range hi character is less than lo`},
+		{"a home class that does not compile", "~/.ssh/[9-0]*", `pattern "~/.ssh/[9-0]*" does not compile: glob syntax error at offset 12: `},
+		{"an anywhere class that does not compile", "**/{x}/[z-a]", `pattern "**/{x}/[z-a]" does not compile: glob syntax error at offset 12: `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -338,6 +341,34 @@ func TestLoadPatternFaults(t *testing.T) {
 	for _, p := range []string{"ws/secrets/x", "ws/a/b", "ws/c/d/e", "ws/e/g/k.pem", "ws/deep/secrets/x", "ws/sub/q/b.txt"} {
 		denied(decide.LayerBlocklist, decide.RuleDenyRead).check(t, "Check(read "+p+")", decide.Check(pol, decide.Read, tr.path(p), tr.ws, 1))
 	}
+}
+
+// TestLoadCompileProblems: a pattern that does not compile, in any list,
+// and a blocklist entry that is not a name, are problems at file:line:col
+// that name the file once, from every loader; a class that only fails
+// case-folded is one when the policy folds case.
+func TestLoadCompileProblems(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"allowRead", `{"filesystem": {"allowRead": [".", "[z-a]"]}}`, `:1:36: filesystem.allowRead[1]: pattern "[z-a]" does not compile: glob syntax error at offset 5: range hi character is less than lo`},
+		{"permissions", `{"picket": {"permissions": [{"pattern": "x/[9-0]", "permission": "none"}]}}`, `:1:41: picket.permissions[0].pattern: pattern "x/[9-0]" does not compile: glob syntax error at offset 7: `},
+		{"a blocklist path", `{"picket": {"blocklist": [".env", "a/b"]}}`, `:1:35: picket.blocklist[1]: blocklist entry "a/b" must be a single non-empty name`},
+		{"a blocklist glob", `{"picket": {"blocklist": ["id_[z-a]*"]}}`, `:1:27: picket.blocklist[0]: blocklist entry "id_[z-a]*" does not compile: glob syntax error at offset 8: `},
+		{"a folded class", `{"picket": {"caseInsensitive": true}, "filesystem": {"denyRead": ["[Z-a]"]}}`, `:1:67: filesystem.denyRead[0]: pattern "[Z-a]" does not compile: glob syntax error at offset 5: `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			f := tr.writeFile("ws/fence.jsonc", tt.src)
+			_, err := decide.Load(tr.env("ws"))
+			var pe *decide.ProblemsError
+			if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), f+tt.want) || strings.Count(err.Error(), f) != 1 {
+				t.Errorf("Load(%s): error = %v, want one problem %s%s", tt.src, err, f, tt.want)
+			}
+		})
+	}
+	tr := newTree(t)
+	tr.writeFile("ws/fence.jsonc", `{"picket": {"caseInsensitive": false}, "filesystem": {"denyRead": ["[Z-a]"]}}`)
+	tr.load(tr.env("ws"))
 }
 
 // TestLoadMerge: lists appended and de-duplicated, booleans OR'd, scalars

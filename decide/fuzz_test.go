@@ -89,6 +89,9 @@ func inTree(tr *tree, p string) bool {
 var configSeeds = []string{
 	`{}`, ``, "  \n", `{"extends": "@base"}`, `{"extends": "code-strict"}`, `{"extends": "./other.jsonc"}`,
 	`{"extends": "./fence.jsonc"}`, `{"extends": "nope"}`,
+	`{"extends": "code", "filesystem": {"denyRead": ["**/ok", "src/[z-a].txt"]}}`,
+	`{"picket": {"blocklist": ["a/b", "[z-a]"], "permissions": [{"pattern": "[9-0]", "permission": "none"}]}}`,
+	`{"picket": {"caseInsensitive": true}, "filesystem": {"allowRead": ["[Z-a]"]}}`,
 	"{\n  // comment\n  \"filesystem\": {\"defaultDenyRead\": true, \"allowRead\": [\".\"], \"allowWrite\": [\".\"],},\n}",
 	`{"filesystem": {"denyRead": ["~/.ssh/**", "**/*.pem", "[", "a[b"], "denyWrite": ["**/.env"]}}`,
 	`{"picket": {"mode": "read-only", "blocklist": [".env", "*.pem"], "writeGuards": {"maxBytes": 10, "denyExtensions": [".exe"]}}}`,
@@ -103,7 +106,8 @@ var configSeeds = []string{
 }
 
 // FuzzLoad: loading any policy file never panics or hangs; it gives a
-// policy or an error, an error from a file's shape names the file, and no
+// policy or an error, an error from a file's shape names the file, a
+// pattern that does not compile is a problem at file:line:col, and no
 // loaded pattern holds U+FFFD (bytes that were not UTF-8).
 func FuzzLoad(f *testing.F) {
 	tr := fuzzTree(f)
@@ -126,6 +130,9 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("Load = %v and a policy", err)
 			}
 			var pe *decide.ProblemsError
+			if !errors.As(err, &pe) && (strings.Contains(err.Error(), "does not compile") || strings.Contains(err.Error(), "blocklist entry")) {
+				t.Fatalf("Load = %v: a pattern problem without a position", err)
+			}
 			if errors.As(err, &pe) {
 				for _, p := range pe.Problems {
 					if p.File == "" || p.Line < 1 || p.Col < 1 {
@@ -152,6 +159,7 @@ func FuzzLoad(f *testing.F) {
 var patternSeeds = []string{
 	"**/secrets/**", "secrets/**", "**/*.pem", "~/.ssh/id_*", ".", "./src", "src/**", "*.pem", "a[1]", "[", "[]", "[^a]",
 	"{a,b}", `\`, "**", "~", "/", "**/.env*", "l1/**", "out", "a/**/c.txt", "/tmp", "x/../y", "\x00",
+	"src/[z-a].txt", "[Z-a]", "a/b", "id_[9-0]*", `[\]`,
 }
 
 // FuzzCompilePattern: compiling any pattern never panics, an error names

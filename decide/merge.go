@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/picketdev/picket/schema"
 )
 
 // fileConfig is the typed view of one policy document. Pointers tell "not
@@ -111,6 +113,17 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 		spec.CaseInsensitive = caseInsensitiveFS(root)
 	default:
 		return nil, fmt.Errorf("picket.caseInsensitive: want \"auto\", true or false")
+	}
+	if spec.CaseInsensitive {
+		// Each file was checked as written; a folded class can fail
+		// where the written one did not ("[Z-a]").
+		var probs []schema.Problem
+		for _, s := range chain {
+			probs = append(probs, patternProblems(s.name, s.src, &s.cfg, true)...)
+		}
+		if len(probs) > 0 {
+			return nil, problemsError(probs)
+		}
 	}
 	auditPath := set.Audit.Path
 	if strings.HasPrefix(auditPath, "~/") {

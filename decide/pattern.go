@@ -132,37 +132,62 @@ func splitLiteral(abs string) (prefix, rest string) {
 // backslashes become literal, "[^" negation becomes "[!", and an unclosed
 // "[" is literal.
 func translate(p string) string {
+	src, _ := translateMap(p, false)
+	return src
+}
+
+// translateMap is translate that, when mapped, also gives for each byte
+// of the result, and for its end, the offset in p it came from, so a
+// syntax error's offset can name a place in the pattern as written.
+func translateMap(p string, mapped bool) (string, []int) {
 	var b strings.Builder
+	var from []int
+	put := func(s string, at int) {
+		b.WriteString(s)
+		if mapped {
+			for range len(s) {
+				from = append(from, at)
+			}
+		}
+	}
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch c {
 		case '{', '}', ',', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			put(`\`+p[i:i+1], i)
 		case '[':
 			end := strings.IndexByte(p[i+1:], ']')
 			if end < 0 {
-				b.WriteString(`\[`)
+				put(`\[`, i)
 				continue
 			}
-			class := p[i+1 : i+1+end]
 			if end == 0 {
 				// "[]" is not a class in gobwas; treat it as literal text.
-				b.WriteString(`\[\]`)
+				put(`\[\]`, i)
 				i++
 				continue
 			}
-			if class[0] == '^' {
-				class = "!" + class[1:]
+			put("[", i)
+			for j := i + 1; j <= i+end; j++ {
+				switch {
+				case j == i+1 && p[j] == '^':
+					put("!", j)
+				case p[j] == '\\':
+					put(`\\`, j)
+				default:
+					put(p[j:j+1], j)
+				}
 			}
-			class = strings.ReplaceAll(class, `\`, `\\`)
-			b.WriteString("[" + class + "]")
+			put("]", i+end+1)
 			i += end + 1
 		default:
-			b.WriteByte(c)
+			put(p[i:i+1], i)
 		}
 	}
-	return b.String()
+	if mapped {
+		from = append(from, len(p))
+	}
+	return b.String(), from
 }
 
 var compiler = glob.Compiler{Separators: []rune{'/'}, Globstar: true}

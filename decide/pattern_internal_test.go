@@ -31,6 +31,26 @@ func FuzzTranslate(f *testing.F) {
 	})
 }
 
+// FuzzTranslateMap: the offset map a syntax error is placed with has an
+// entry for each byte of the translation and its end, never goes back,
+// and stays inside the pattern; mapping changes nothing translated.
+func FuzzTranslateMap(f *testing.F) {
+	for _, s := range []string{"src/[z-a].txt", "[^a]", `[\]`, "[]x", "a{b,c}", "[", `x\`, "**/[9-0]*"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		src, from := translateMap(p, true)
+		if src != translate(p) || len(from) != len(src)+1 || from[len(src)] != len(p) {
+			t.Fatalf("translateMap(%q) = %q, %v; translate = %q", p, src, from, translate(p))
+		}
+		for i := 1; i < len(from); i++ {
+			if from[i] < from[i-1] || from[i] > len(p) {
+				t.Fatalf("translateMap(%q) = %q, %v: offset %d out of order", p, src, from, i)
+			}
+		}
+	})
+}
+
 // FuzzLiteralPattern: the quoted pattern of an absolute path matches that
 // path and what is below it, and nothing else.
 func FuzzLiteralPattern(f *testing.F) {
