@@ -371,6 +371,56 @@ func TestLoadCompileProblems(t *testing.T) {
 	tr.load(tr.env("ws"))
 }
 
+// TestLoadCaseInsensitiveMerge: picket.caseInsensitive merges as the other
+// booleans do, with "auto" standing for the workspace filesystem's probe:
+// true anywhere in the chain wins, "auto" anywhere (or nowhere set) lets
+// the probe decide, and false only when every file that sets it says false.
+// The workspace here is on a case-sensitive filesystem, so the probe says
+// false and the merged setting shows in Raw (what show --json prints).
+func TestLoadCaseInsensitiveMerge(t *testing.T) {
+	tests := []struct {
+		base, child string // "" leaves it unset
+		want        bool
+		raw         any // Raw's picket.caseInsensitive; nil: not set
+		source      string
+	}{
+		{"true", "false", true, true, "base"},
+		{"true", `"auto"`, true, true, "base"},
+		{`"auto"`, "true", true, true, "child"},
+		{`"auto"`, "false", false, "auto", "base"},
+		{"false", `"auto"`, false, "auto", "child"},
+		{"false", "false", false, false, ""},
+		{"", "false", false, false, ""},
+		{"", "", false, nil, ""},
+		{"", "true", true, true, "child"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.base+"+"+tt.child, func(t *testing.T) {
+			tr := newTree(t)
+			set := func(v string) string {
+				if v == "" {
+					return `{}`
+				}
+				return `{"caseInsensitive": ` + v + `}`
+			}
+			files := map[string]string{
+				"base":  tr.writeFile("ws/base.jsonc", `{"picket": `+set(tt.base)+`}`),
+				"child": tr.writeFile("ws/fence.jsonc", `{"extends": "./base.jsonc", "picket": `+set(tt.child)+`}`),
+			}
+			l := tr.load(tr.env("ws"))
+			sp := l.Policy.Spec()
+			var raw any
+			if pk, ok := l.Raw["picket"].(map[string]any); ok {
+				raw = pk["caseInsensitive"]
+			}
+			if sp.CaseInsensitive != tt.want || raw != tt.raw || sp.Sources["picket.caseInsensitive"] != files[tt.source] {
+				t.Errorf("base %s, child %s: CaseInsensitive = %v, Raw = %v, source %q; want %v, %v, %q",
+					tt.base, tt.child, sp.CaseInsensitive, raw, sp.Sources["picket.caseInsensitive"], tt.want, tt.raw, files[tt.source])
+			}
+		})
+	}
+}
+
 // TestLoadMerge: lists appended and de-duplicated, booleans OR'd, scalars
 // from the child when it sets them.
 func TestLoadMerge(t *testing.T) {

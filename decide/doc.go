@@ -22,6 +22,15 @@
 //     picket.permissions levels.
 //  5. write-guard: size and extension limits on writes.
 //
+// # Merging
+//
+// [Load] merges a chain base first: lists are appended without duplicates
+// (a child cannot remove an inherited entry), booleans are OR'd, scalars
+// take the child's value when it sets one. picket.caseInsensitive is a
+// boolean whose "auto" means "probe the workspace's filesystem": true in any
+// file wins, "auto" in any file (or in none) contributes the probe, false
+// holds only when every file that sets it says false.
+//
 // # Matching
 //
 // Deny rules are tested against both spellings of a path (as requested, and

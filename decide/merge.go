@@ -62,7 +62,7 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 	root := workspaceRoot(env)
 	spec := Spec{Root: root, Home: env.Home, Sources: map[string]string{}}
 	var set Settings
-	caseMode := any("auto")
+	var fold caseSetting
 	raw := map[string]any{}
 	var names []string
 	for _, s := range chain {
@@ -94,8 +94,8 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 			spec.Mode = Mode(*pk.Mode)
 			spec.Sources["picket.mode"] = s.name
 		}
-		if pk.CaseInsensitive != nil {
-			caseMode = pk.CaseInsensitive
+		if err := fold.add(pk.CaseInsensitive, s); err != nil {
+			return nil, err
 		}
 		mergeSettings(&set, &c)
 	}
@@ -103,16 +103,12 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 		spec.DefaultDenyRead = true
 	}
 	spec.Origin = chain[len(chain)-1].name
-	switch v := caseMode.(type) {
-	case bool:
-		spec.CaseInsensitive = v
-	case string:
-		if v != "auto" {
-			return nil, fmt.Errorf("picket.caseInsensitive: %q is not \"auto\", true or false", v)
-		}
-		spec.CaseInsensitive = caseInsensitiveFS(root)
-	default:
-		return nil, fmt.Errorf("picket.caseInsensitive: want \"auto\", true or false")
+	spec.CaseInsensitive = fold.on || fold.probes() && caseInsensitiveFS(root)
+	if fold.src != "" {
+		spec.Sources["picket.caseInsensitive"] = fold.src
+	}
+	if v := fold.value(); v != nil {
+		raw["picket"].(map[string]any)["caseInsensitive"] = v // what decides, not the last file's word
 	}
 	if spec.CaseInsensitive {
 		// Each file was checked as written; a folded class can fail
@@ -139,6 +135,56 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 		return nil, fmt.Errorf("%s: %w", spec.Origin, err)
 	}
 	return &Loaded{Policy: p, Chain: names, Settings: set, Raw: raw, Env: env}, nil
+}
+
+// caseSetting merges picket.caseInsensitive along a chain by the boolean
+// rule, reading "auto" as "whatever the workspace's filesystem is": true
+// in any file wins, "auto" in any file (or in none) contributes the probe,
+// false contributes false. So a child cannot turn folding off once a base
+// turned it on, as with every other boolean, and "auto" never undoes a
+// true.
+type caseSetting struct {
+	on, auto, set bool
+	src           string // the first file that set true, else "auto"
+}
+
+func (c *caseSetting) add(v any, s *source) error {
+	switch v {
+	case nil:
+		return nil
+	case true:
+		if !c.on {
+			c.on, c.src = true, s.name
+		}
+	case "auto":
+		if !c.on && !c.auto {
+			c.src = s.name
+		}
+		c.auto = true
+	case false:
+	default:
+		return fmt.Errorf("%s: picket.caseInsensitive: want \"auto\", true or false", s.at("/picket/caseInsensitive"))
+	}
+	c.set = true
+	return nil
+}
+
+// probes reports whether the filesystem probe decides: nothing set true,
+// and some file said "auto" or none said anything.
+func (c caseSetting) probes() bool { return !c.on && (c.auto || !c.set) }
+
+// value is the merged setting as a policy file would write it (true,
+// "auto" or false), or nil when no file sets it.
+func (c caseSetting) value() any {
+	switch {
+	case !c.set:
+		return nil
+	case c.on:
+		return true
+	case c.auto:
+		return "auto"
+	}
+	return false
 }
 
 // appendRules appends the patterns dst does not hold yet, in order. A set
