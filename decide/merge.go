@@ -79,6 +79,11 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 		orBool(&spec.StrictDenyRead, fsys.StrictDenyRead, spec.Sources, "filesystem.strictDenyRead", s.name)
 		orBool(&spec.AllowGitConfig, fsys.AllowGitConfig, spec.Sources, "filesystem.allowGitConfig", s.name)
 		orBool(&spec.WriteGuards.ReadBeforeEdit, pk.WriteGuards.ReadBeforeEdit, spec.Sources, "picket.writeGuards", s.name)
+		// A later maxBytes moves "picket.writeGuards"; the hook's
+		// read-before-edit deny names the file that turned it on.
+		if v := pk.WriteGuards.ReadBeforeEdit; v != nil && *v && spec.Sources[RuleReadBeforeEdit] == "" {
+			spec.Sources[RuleReadBeforeEdit] = s.name
+		}
 		for _, pm := range pk.Permissions {
 			pm.Source = s.name
 			if !hasPermission(spec.Permissions, pm) {

@@ -86,7 +86,9 @@ type Spec struct {
 	Mandatory []Rule
 
 	// Sources names the file that set each scalar field, keyed by its
-	// dotted name ("filesystem.defaultDenyRead", "picket.mode").
+	// dotted name ("filesystem.defaultDenyRead", "picket.mode"), and the
+	// file that turned on readBeforeEdit by [RuleReadBeforeEdit], which the
+	// hook's deny names.
 	Sources map[string]string
 	// Origin is the file a person would edit: the nearest file of the
 	// chain, or "builtin:<template>".

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +45,7 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 			return dd, nil
 		}
 		if t.Access == decide.Write && p.Spec().WriteGuards.ReadBeforeEdit && edits(c) {
-			if dd, denied, err := readBeforeEdit(d, c, ledger); err != nil || denied {
+			if dd, denied, err := readBeforeEdit(d, c, ledger, readBeforeEditSource(p)); err != nil || denied {
 				return dd, err
 			}
 		}
@@ -114,7 +115,8 @@ func edits(c Call) bool {
 
 // readBeforeEdit denies a write to an existing file whose content differs
 // from what the agent last read (or that it never read in this session).
-func readBeforeEdit(d decide.Decision, c Call, ledger Ledger) (decide.Decision, bool, error) {
+// source is the policy file that turned the guard on.
+func readBeforeEdit(d decide.Decision, c Call, ledger Ledger, source string) (decide.Decision, bool, error) {
 	if fi, err := os.Stat(d.Resolved); err != nil || !fi.Mode().IsRegular() {
 		return d, false, nil // a new file: nothing to have read
 	}
@@ -129,7 +131,7 @@ func readBeforeEdit(d decide.Decision, c Call, ledger Ledger) (decide.Decision, 
 	if seen == now {
 		return d, false, nil
 	}
-	d.Allow, d.Layer, d.Rule, d.Pattern, d.Source = false, decide.LayerWriteGuard, decide.RuleReadBeforeEdit, "", ""
+	d.Allow, d.Layer, d.Rule, d.Pattern, d.Source = false, decide.LayerWriteGuard, decide.RuleReadBeforeEdit, "", source
 	d.Reason = "the file changed since it was last read in this session, or was never read"
 	if seen == "" {
 		d.Reason = "the file was not read in this session"
@@ -207,4 +209,12 @@ func asciiSafeJSON(js []byte) []byte {
 		js = js[size:]
 	}
 	return out
+}
+
+// readBeforeEditSource names the policy file that turned readBeforeEdit
+// on; a Spec built in code may not record one, and then the file a person
+// would edit stands in.
+func readBeforeEditSource(p decide.Policy) string {
+	s := p.Spec()
+	return cmp.Or(s.Sources[decide.RuleReadBeforeEdit], s.Origin)
 }

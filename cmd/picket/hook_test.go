@@ -693,7 +693,10 @@ func nestedSecret(h *hookProject) {
 }
 
 func TestHookReadBeforeEdit(t *testing.T) {
-	h := newHookProject(t, `{"extends": "code", "picket": {"writeGuards": {"readBeforeEdit": true}}}`)
+	h := newHookProject(t, `{"extends": "./guards.jsonc", "picket": {"writeGuards": {"maxBytes": 1000000}}}`)
+	// The deny names the file that turned the guard on, not the one
+	// that set another writeGuards field after it.
+	guards := h.write("guards.jsonc", `{"extends": "code", "picket": {"writeGuards": {"readBeforeEdit": true}}}`)
 	readme := filepath.Join(h.dir, "README.md")
 	edit := h.pre("Edit", map[string]any{"file_path": readme, "old_string": "project", "new_string": "WRITE-CONTENT-MARKER"})
 	check := func(step string, a hookAnswer, w want) {
@@ -702,8 +705,8 @@ func TestHookReadBeforeEdit(t *testing.T) {
 			t.Fatalf("%s: exit %d, answer %v, want %v\n%s%s", step, a.code, got, w, a.stdout, a.stderr)
 		}
 		if w == wantBlock {
-			if b := checkBlock(t, a.reason, "Edit"); b.Layer != "write-guard" || b.Rule != "picket.writeGuards.readBeforeEdit" {
-				t.Errorf("%s: blocked at %s by %s, want write-guard, picket.writeGuards.readBeforeEdit", step, b.Layer, b.Rule)
+			if b := checkBlock(t, a.reason, "Edit"); b.Layer != "write-guard" || b.Rule != "picket.writeGuards.readBeforeEdit" || b.Source != guards {
+				t.Errorf("%s: blocked at %s by %s from %q, want write-guard, picket.writeGuards.readBeforeEdit from %s", step, b.Layer, b.Rule, b.Source, guards)
 			}
 		}
 	}
