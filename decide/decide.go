@@ -295,19 +295,21 @@ func (p Policy) permissionDeny(d Decision, pm Permission) Decision {
 		"write somewhere else, or ask the person to raise its picket.permissions level")
 }
 
-// deniedExt returns the denied extension name ends with, "": each suffix
-// from a dot is one, so ".tar.gz" is denied in "a.tar.gz" as ".gz" is.
-func (p Policy) deniedExt(name string) string {
+// deniedExt returns the denied extension name ends with, lowercased with a
+// leading dot, and the denyExtensions entry as written ("", "" when none):
+// each suffix from a dot is one, so ".tar.gz" is denied in "a.tar.gz" as
+// ".gz" is.
+func (p Policy) deniedExt(name string) (ext, entry string) {
 	if len(p.c.denyExt) == 0 {
-		return ""
+		return "", ""
 	}
 	base := strings.ToLower(filepath.Base(name))
 	for i := 0; i < len(base); i++ {
-		if base[i] == '.' && p.c.denyExt[base[i:]] {
-			return base[i:]
+		if base[i] == '.' && p.c.denyExt[base[i:]] != "" {
+			return base[i:], p.c.denyExt[base[i:]]
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // writeGuard applies picket.writeGuards' size and extension limits.
@@ -319,8 +321,8 @@ func (p Policy) writeGuard(d Decision, r Request) (Decision, bool) {
 			fmt.Sprintf("the write is %d bytes, over the %d-byte limit", r.Size, g.MaxBytes),
 			"write smaller files, or split the content"), true
 	}
-	if ext := p.deniedExt(r.Resolved); ext != "" {
-		src.Pattern = ext
+	if ext, entry := p.deniedExt(r.Resolved); ext != "" {
+		src.Pattern = entry
 		return deny(d, LayerWriteGuard, RuleDenyExtensions, src,
 			fmt.Sprintf("writes of %s files are denied", ext),
 			"write a text format instead; binaries and archives are not edited by agents"), true

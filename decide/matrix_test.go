@@ -30,7 +30,7 @@ func TestAresMatrix(t *testing.T) {
 	base.DefaultDenyRead = true
 	base.AllowRead = rules(".")
 	base.Blocklist = rules(aresBlocklist...)
-	base.WriteGuards = decide.WriteGuards{MaxBytes: 1000, DenyExtensions: []string{".exe", "so", ".zip", ".tar.gz"}}
+	base.WriteGuards = decide.WriteGuards{MaxBytes: 1000, DenyExtensions: []string{".exe", "so", ".ZIP", ".tar.gz"}}
 	pol := tr.compile(base)
 
 	boundaryRead := denied(decide.LayerBoundary, decide.RuleDefaultDenyRead)
@@ -84,7 +84,8 @@ func TestAresMatrix(t *testing.T) {
 		{"L3 payload at the size ceiling", "", decide.Write, "src/big.txt", 1000, allow},
 		{"L3 unknown size", "", decide.Write, "src/big.txt", -1, allow},
 		{"L3 denylisted extension", "", decide.Write, "bin/tool.exe", 1, guard(decide.RuleDenyExtensions).at(".exe")},
-		{"L3 denylisted extension without dot in config", "", decide.Write, "lib/x.SO", 1, guard(decide.RuleDenyExtensions).at(".so")},
+		{"L3 denylisted extension without dot in config", "", decide.Write, "lib/x.SO", 1, guard(decide.RuleDenyExtensions).at("so")},
+		{"L3 denylisted extension written in capitals", "", decide.Write, "dist/a.zip", 1, guard(decide.RuleDenyExtensions).at(".ZIP")},
 		{"L3 denylisted extension, read is fine", "", decide.Read, "bin/tool.exe", -1, allow},
 		{"L3 denylisted double extension", "", decide.Write, "dist/pkg.TAR.GZ", 1, guard(decide.RuleDenyExtensions).at(".tar.gz")},
 		{"L3 its last part alone is fine", "", decide.Write, "dist/pkg.gz", 1, allow},

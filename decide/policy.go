@@ -109,7 +109,7 @@ type compiled struct {
 	blocklist                                                     *nameSet
 	perms                                                         *ruleSet
 	perm                                                          map[*pattern]Permission
-	denyExt                                                       map[string]bool
+	denyExt                                                       map[string]string // ".zip" => the entry as written (".ZIP")
 	root                                                          string
 }
 
@@ -201,7 +201,7 @@ func Compile(s Spec) (Policy, error) {
 	s.Mode = mode
 	canon := newCanonCache()
 	root := canon.dir(s.Root)
-	c := &compiled{root: root, perm: map[*pattern]Permission{}, denyExt: map[string]bool{}}
+	c := &compiled{root: root, perm: map[*pattern]Permission{}, denyExt: map[string]string{}}
 	if s.CaseInsensitive {
 		c.root = strings.ToLower(root)
 	}
@@ -239,7 +239,9 @@ func Compile(s Spec) (Policy, error) {
 		return Policy{}, fmt.Errorf("picket.permissions: %w", err)
 	}
 	for _, e := range s.WriteGuards.DenyExtensions {
-		c.denyExt[strings.ToLower("."+strings.TrimPrefix(e, "."))] = true
+		if ext := strings.ToLower("." + strings.TrimPrefix(e, ".")); c.denyExt[ext] == "" {
+			c.denyExt[ext] = e
+		}
 	}
 	return Policy{spec: s, mode: mode, c: c}, nil
 }
