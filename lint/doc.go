@@ -23,6 +23,11 @@
 //   - a rule that can never match ("." or ".." after a glob, since the paths
 //     picket judges are resolved and hold neither) and a rule whose ".."
 //     climbs above "/" (it is read as if the extra ".." were not there);
+//   - a relative rule whose ".." climbs out of the workspace root
+//     ("../other/notes.txt"): picket anchors it on the root and matches the
+//     path outside, but the root depends on the session (CLAUDE_PROJECT_DIR,
+//     the git top level, the working directory), so the rule names another
+//     path when the root moves;
 //   - an allow entry fully shadowed by denyRead, denyWrite, picket.blocklist
 //     or a mandatory deny: the path it names, and so everything below it,
 //     is denied anyway.

@@ -31,6 +31,7 @@ const (
 	CodeWritablePolicy  = "writable-policy"
 	CodeNeverMatches    = "never-matches"
 	CodeAboveRoot       = "above-root"
+	CodeEscapesRoot     = "escapes-root"
 	CodeShadowed        = "shadowed"
 	CodeCredentialsOpen = "credentials-open"
 )

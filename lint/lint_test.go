@@ -216,6 +216,27 @@ func TestRun(t *testing.T) {
 }`,
 		want: []string{file + ":3:18 [above-root]"},
 	}, {
+		name: ".. climbing out of the workspace root",
+		src: `{
+  "filesystem": {
+    "allowRead": ["../outside/notes.txt"]
+  }
+}`,
+		want: []string{file + ":3:19 [escapes-root]"},
+		msg:  `filesystem.allowRead entry "../outside/notes.txt" climbs out of the workspace root with "..": picket reads it as $TMP/outside/notes.txt (from the root $TMP/proj), but the root is CLAUDE_PROJECT_DIR, else the git top level, else the working directory, so in another session the entry names another path; write the absolute or ~/ path it should name`,
+	}, {
+		name: ".. climbing out before a glob, in permissions",
+		src: `{
+  "picket": {
+    "permissions": [{ "pattern": "./sub/../../shared/*.md", "permission": "read" }]
+  }
+}`,
+		want: []string{file + ":3:34 [escapes-root]"},
+		msg:  `reads it as $TMP/shared/*.md (from the root $TMP/proj)`,
+	}, {
+		name: ".. that stays inside the workspace is fine",
+		src:  `{"filesystem": {"denyRead": ["sub/../secrets", "~/../x", "/a/../b"]}}`,
+	}, {
 		name: "allow shadowed by denyRead",
 		src: `{
   "filesystem": {

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -207,19 +208,32 @@ func (t *target) reach(e entry) (Warning, bool) {
 	if t.base(anchor) == "/" {
 		depth = 0
 	}
+	rel, out := 0, false // depth below the anchor; whether it went above it
 	for _, part := range lit {
 		switch part {
 		case "", ".":
 		case "..":
 			depth--
+			rel--
 		default:
 			depth++
+			rel++
 		}
 		if depth < 0 {
 			return t.warn(e, CodeAboveRoot,
 				"%s entry %q climbs above \"/\" with \"..\" (from %s): it is read as if the extra \"..\" were not there; write the absolute path it should name",
 				e.field, p, t.base(anchor)), true
 		}
+		out = out || rel < 0
+	}
+	if out && anchor == relativeAnchor {
+		names := filepath.Join(t.spec.Root, strings.Join(lit, "/"))
+		if len(glob) > 0 {
+			names = decide.JoinPattern(names, strings.Join(glob, "/"))
+		}
+		return t.warn(e, CodeEscapesRoot,
+			"%s entry %q climbs out of the workspace root with \"..\": picket reads it as %s (from the root %s), but the root is CLAUDE_PROJECT_DIR, else the git top level, else the working directory, so in another session the entry names another path; write the absolute or ~/ path it should name",
+			e.field, p, names, t.spec.Root), true
 	}
 	return Warning{}, false
 }
