@@ -72,6 +72,13 @@ type AuditSettings struct {
 	MaxSizeMB   int    `json:"maxSizeMB,omitempty"`
 }
 
+// PromptTimeoutCap is the longest prompt timeout, in seconds, picket
+// waits: 30 s less than the hook timeout `picket install claude` writes
+// (90 s), kept for waiting on the prompt lock and writing the answer. An
+// agent that kills a hook still waiting lets the call through, so a longer
+// picket.prompt.timeoutSeconds is cut to this, and lint says so.
+const PromptTimeoutCap = 60
+
 // PromptSettings configure the grant prompt.
 type PromptSettings struct {
 	Surface        string `json:"surface,omitempty"`

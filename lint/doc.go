@@ -28,6 +28,8 @@
 //     path outside, but the root depends on the session (CLAUDE_PROJECT_DIR,
 //     the git top level, the working directory), so the rule names another
 //     path when the root moves;
+//   - a picket.prompt.timeoutSeconds over [decide.PromptTimeoutCap]: the hook
+//     cuts it to the cap, 30 s under the hook timeout install writes;
 //   - an allow entry fully shadowed by denyRead, denyWrite, picket.blocklist
 //     or a mandatory deny: the path it names, and so everything below it,
 //     is denied anyway.

@@ -32,6 +32,7 @@ const (
 	CodeNeverMatches    = "never-matches"
 	CodeAboveRoot       = "above-root"
 	CodeEscapesRoot     = "escapes-root"
+	CodePromptTimeout   = "prompt-timeout"
 	CodeShadowed        = "shadowed"
 	CodeCredentialsOpen = "credentials-open"
 )
@@ -79,6 +80,7 @@ func checks() []check {
 		checkBraces,
 		checkFusedGlobstar,
 		checkReach,
+		checkPromptTimeout,
 		checkShadowed,
 		checkFileModes,
 		checkCredentials,

@@ -12,7 +12,6 @@ import (
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/grants"
-	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/persist"
 	"github.com/picketdev/picket/sandbox"
 	"github.com/picketdev/picket/schema"
@@ -383,12 +382,12 @@ func validateSource(file string, src []byte) error {
 	return nil
 }
 
-// promptTimeout is the configured prompt timeout, capped so that waiting
-// for the prompt lock, the prompt and the answer stays well inside the hook
-// timeout `install` writes: an agent that kills a waiting hook fails open.
+// promptTimeout is the configured prompt timeout, capped at
+// [decide.PromptTimeoutCap] so that waiting for the prompt lock, the prompt
+// and the answer stays well inside the hook timeout `install` writes: an
+// agent that kills a waiting hook fails open.
 func promptTimeout(configured int) int {
-	max := hook.ClaudeHookTimeout - 30
-	return min(cmpOr(configured, defaultPromptTimeout), max)
+	return min(cmpOr(configured, defaultPromptTimeout), decide.PromptTimeoutCap)
 }
 
 func cmpOr(v, def int) int {
