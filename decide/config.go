@@ -361,6 +361,9 @@ func patternProblems(name string, src []byte, c *fileConfig, fold bool) []schema
 // at load. fold lowercases the pattern first, as a case-insensitive policy
 // does ("[Z-a]" is a range, "[z-a]" is not).
 func compileFault(p string, fold bool) string {
+	if !strings.Contains(p, "[") && utf8.ValidString(p) {
+		return "" // nothing to build at load: most patterns, on every hook call
+	}
 	text := p
 	for _, lead := range []string{"~/", "./"} {
 		if r, ok := strings.CutPrefix(text, lead); ok {
