@@ -437,7 +437,10 @@ func TestClaudeCodeDenyRules(t *testing.T) {
 				settingsPath = filepath.Join(home, ".claude", "settings.json")
 			}
 			// No hook command that could block: only the deny rules act.
-			opts := hook.ClaudeInstall{Command: "true", User: user}
+			// picket's own dirs as install finds them: the fence config
+			// under home ("~/" rules), the state dir outside it ("//" rules).
+			own := hook.ClaudeOwnPaths{Home: home, ConfigDir: filepath.Join(home, ".config", "fence"), StateDir: filepath.Join(base, "state", "picket")}
+			opts := hook.ClaudeInstall{Command: "true", User: user, Own: own}
 			if _, err := hook.UpdateClaudeSettings(settingsPath, func(b []byte) ([]byte, error) { return hook.InstallClaude(b, opts) }); err != nil {
 				t.Fatal(err)
 			}
@@ -447,6 +450,7 @@ func TestClaudeCodeDenyRules(t *testing.T) {
 				filepath.Join(project, ".claude", "hooks", "x.sh"),
 				filepath.Join(home, ".bashrc"),
 				filepath.Join(home, ".config", "fence", "fence.jsonc"),
+				filepath.Join(base, "state", "picket", "sessions", "s.json"),
 			}
 			allowed := filepath.Join(project, "notes.txt")
 			var script []Turn
