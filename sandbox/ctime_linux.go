@@ -24,3 +24,16 @@ func coarseNow() time.Time {
 	}
 	return time.Unix(ts.Unix())
 }
+
+// ctimeCeiling is the latest ctime a change made before now can carry.
+// The kernel stamps ctimes from the coarse clock, but with multigrain
+// timestamps (Linux 6.13 on) a file whose ctime was looked at since its
+// last change gets a fine-grained one next, up to a tick ahead of the
+// coarse clock and never ahead of the fine one.
+func ctimeCeiling() time.Time {
+	now, c := time.Now(), coarseNow()
+	if c.After(now) {
+		return c
+	}
+	return now
+}

@@ -13,3 +13,6 @@ func ctime(fi os.FileInfo) time.Time { return fi.ModTime() }
 
 // coarseNow is the clock the sandbox's bookkeeping uses.
 func coarseNow() time.Time { return time.Now() }
+
+// ctimeCeiling is the latest ctime a change made before now can carry.
+func ctimeCeiling() time.Time { return time.Now() }

@@ -33,9 +33,11 @@ import (
 const quarantineBudget = 200_000
 
 // The kernel stamps ctimes from a coarse clock (CLOCK_REALTIME_COARSE,
-// a tick of a few milliseconds behind time.Now): the command's start and
-// end are read from that clock (coarseNow), and a ctime after the start
-// and not after the end is the command's. A write in the same tick as the
+// a tick of a few milliseconds behind time.Now), or, with multigrain
+// timestamps, from the fine one: the command's start is read from the
+// coarse clock (coarseNow) and its end from the later of the two
+// (ctimeCeiling), and a ctime after the start and not after the end is
+// the command's. A write in the same tick as the
 // start cannot be the command's (bubblewrap takes longer to set up); one
 // in the same tick as the end may be either, and counts as the command's.
 
@@ -302,7 +304,7 @@ func RecoverQuarantine(stateDir string, report func(Quarantined)) {
 				}
 			}
 			// When its picket died is unknown: the window closes now.
-			if recordWindow(stateDir, time.Unix(0, pd.Start), coarseNow()) != nil {
+			if recordWindow(stateDir, time.Unix(0, pd.Start), ctimeCeiling()) != nil {
 				continue
 			}
 		}

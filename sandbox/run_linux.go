@@ -96,7 +96,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 				default:
 				}
 			}
-			ended := coarseNow()
+			ended := ctimeCeiling() // every process of the sandbox is gone
 			code, err := exitStatus(c, err, child)
 			r.quarantine(p, started)
 			settled(ended)
