@@ -476,11 +476,18 @@ func (w *walker) walk(queue []dirItem, seen map[string]bool, globs bool) {
 	}
 }
 
-// activeAt adds the anchored matchers whose prefix is dir.
+// activeAt adds the anchored matchers whose prefix is dir, or above it.
+// A case-folding matcher's prefix is compared folded: check reads
+// "~/proj/*.dat" as covering ~/Proj/b.dat.
 func (w *walker) activeAt(dir string, inherited []matcher) []matcher {
 	out := inherited
+	lower := strings.ToLower(dir)
 	for _, m := range w.anchored {
-		if m.prefix == dir || isUnder(dir, m.prefix) && !containsMatcher(inherited, m) {
+		under := isUnder(dir, m.prefix)
+		if m.fold {
+			under = isUnder(lower, strings.ToLower(m.prefix))
+		}
+		if under && !containsMatcher(inherited, m) {
 			out = append(out[:len(out):len(out)], m)
 		}
 	}

@@ -248,3 +248,22 @@ func TestRunBigWorkspaceKeepsHomeSecrets(t *testing.T) {
 		t.Errorf("a workspace file was not readable: %v", got)
 	}
 }
+
+// TestRunCaseInsensitiveGlobDir: with caseInsensitive, a glob whose
+// literal directory is spelled in another case than the disk's still
+// hides what check denies.
+func TestRunCaseInsensitiveGlobDir(t *testing.T) {
+	w := newEscapeWorld(t)
+	write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "filesystem": {"denyRead": ["~/proj/*.dat", "~/proj/deep/*.dat"]}, "picket": {"caseInsensitive": true}}`)
+	write(t, filepath.Join(w.home, "Proj", "b.dat"), "S")
+	write(t, filepath.Join(w.home, "Proj", "Deep", "a.dat"), "S")
+	got := w.attempts(t, nil, map[string]string{
+		"b.dat": "cat " + filepath.Join(w.home, "Proj", "b.dat"),
+		"a.dat": "cat " + filepath.Join(w.home, "Proj", "Deep", "a.dat"),
+	})
+	for name, ok := range got {
+		if ok {
+			t.Errorf("%s was readable inside picket run, which check denies", name)
+		}
+	}
+}
