@@ -16,6 +16,11 @@ type MandatoryInput struct {
 // MandatorySource is the Source of every mandatory rule.
 const MandatorySource = "builtin:mandatory"
 
+// NestedClaudeDirs are what Claude Code loads from a subdirectory's
+// .claude as well as from the project's: prompt text and tools of the
+// agent's next sessions.
+var NestedClaudeDirs = []string{"skills", "commands", "agents"}
+
 // MandatoryRules returns the non-overridable write denies: policy files,
 // picket's own state and executable, agent configuration that runs as code
 // or loads as prompt text, git hooks and config, and shell start-up files.
@@ -98,6 +103,11 @@ func MandatoryRules(in MandatoryInput) []Rule {
 	)
 	for _, d := range []string{"commands", "agents", "skills", "hooks"} {
 		add("~/.claude/"+d, root+"/.claude/"+d)
+	}
+	// Claude Code also loads skills, commands and agents from the .claude
+	// of a subdirectory it works in.
+	for _, d := range NestedClaudeDirs {
+		add(root + "/**/.claude/" + d)
 	}
 	if !in.AllowGitConfig {
 		add(root+"/.git/config", root+"/.git/modules/**/config", root+"/**/.git/config",

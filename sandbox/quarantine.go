@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/picketdev/picket/decide"
 )
 
 // A kernel sandbox cannot stop a file that only a glob names from being
@@ -45,7 +47,8 @@ const quarantineBudget = 200_000
 var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
 
 // quarantinable reports whether a file named name in directory d is one
-// only the person may create: a policy file; git's commondir in a git dir
+// only the person may create: a policy file; what Claude Code loads from a
+// subdirectory's .claude (see [claudeLoads]); git's commondir in a git dir
 // or a submodule's (it points git at another directory's config and hooks;
 // mandatory for the file tools, but only a glob, as a directory
 // placeholder there breaks git; a worktree's commondir, which git worktree
@@ -62,8 +65,23 @@ func quarantinable(d, name string, gitDir bool) bool {
 		return filepath.Base(d) == ".git" || strings.Contains(d, "/.git/modules/")
 	case name == "config", name == "config.worktree":
 		return gitDir
+	case claudeLoads(d):
+		return true
 	}
 	return filepath.Base(d) == "hooks" && isGitDir(filepath.Dir(d)) && !strings.HasSuffix(name, ".sample")
+}
+
+// claudeLoads reports whether d is in a subdirectory's .claude/skills,
+// commands or agents, which Claude Code loads into its next sessions
+// (mandatory globs for the file tools; the project's and home's own are
+// held by mounts).
+func claudeLoads(d string) bool {
+	for _, sub := range decide.NestedClaudeDirs {
+		if strings.Contains(d+"/", "/.claude/"+sub+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // isGitDir reports whether git would take d as a git dir: a .git, one of
@@ -98,6 +116,8 @@ func ReportQuarantined(w io.Writer, m Quarantined) {
 	switch name := filepath.Base(m.Path); {
 	case name == "commondir":
 		fmt.Fprintf(w, "picket: blocked: the command created git's %s, which would point git at another directory's config and hooks; moved it to %s (only you may create it)\n", m.Path, m.MovedTo)
+	case claudeLoads(filepath.Dir(m.Path)):
+		fmt.Fprintf(w, "picket: blocked: the command created %s, which Claude Code would load as a skill, command or agent in its next sessions; moved it to %s (only you may create it)\n", m.Path, m.MovedTo)
 	case policyNames[name]:
 		fmt.Fprintf(w, "picket: blocked: the command created the policy file %s, which would have been the policy of whatever starts below it; moved it to %s (a policy file can only come from you)\n", m.Path, m.MovedTo)
 	default:

@@ -846,3 +846,31 @@ func TestRunQuarantinesConfigOfNewBareRepo(t *testing.T) {
 		t.Errorf("gd/config is still there after gd was made a repository")
 	}
 }
+
+// TestRunQuarantinesNestedClaudeDirs: Claude Code loads skills, commands
+// and agents from a subdirectory's .claude too; check denies writing
+// them, and what a command creates there is moved aside when it ends.
+func TestRunQuarantinesNestedClaudeDirs(t *testing.T) {
+	w := newEscapeWorld(t)
+	made := []string{"sub/.claude/skills/pwn/SKILL.md", "sub/deep/.claude/commands/go.md", "sub/.claude/agents/helper.md"}
+	var script []string
+	for _, p := range made {
+		script = append(script, "mkdir -p "+filepath.Dir(p)+" && echo x > "+p)
+		code, stdout, _ := pk(t, w.bin, w.ws, w.env(), "check", "write", filepath.Join(w.ws, p))
+		if code != 1 || !strings.Contains(stdout, "mandatory") {
+			t.Errorf("check write %s = %d %q, want a mandatory deny", p, code, stdout)
+		}
+	}
+	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", strings.Join(script, " && "))
+	if code != 0 {
+		t.Fatalf("picket run = %d: %s", code, stderr)
+	}
+	for _, p := range made {
+		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
+			t.Errorf("%s, created in the sandbox, is still there", p)
+		}
+		if !strings.Contains(stderr, "picket: blocked: the command created "+filepath.Join(w.ws, p)) {
+			t.Errorf("stderr does not name %s: %s", p, stderr)
+		}
+	}
+}
