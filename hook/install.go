@@ -41,6 +41,10 @@ type ClaudeInstall struct {
 	// command, and every hook command, in picket's shell sandbox.
 	// Uninstall removes the variable only while it still holds this value.
 	ShellPrefix string
+	// Stale are deny rules an earlier install added that this one does not
+	// write (the Write(...) forms, an executable's old path): install
+	// takes them out.
+	Stale []string
 }
 
 // DenyRules are the permissions.deny rules install adds and uninstall
@@ -166,6 +170,14 @@ var claudeDenyPaths = []string{
 	"/.git/modules/**/hooks/**",
 	"/fence.jsonc",
 	"/fence.json",
+	// A policy file anywhere: discovery takes the nearest one above the
+	// working directory. And what Claude Code loads from a subdirectory's
+	// .claude.
+	"/**/fence.jsonc",
+	"/**/fence.json",
+	"/**/.claude/skills/**",
+	"/**/.claude/commands/**",
+	"/**/.claude/agents/**",
 	"~/.bashrc",
 	"~/.bash_profile",
 	"~/.zshrc",
@@ -226,13 +238,15 @@ func claudeRulePath(p, home string) string {
 
 // ClaudeDenyRules returns picket's mandatory write denies as Claude Code
 // permissions.deny rules for a project's .claude/settings.json, each path in
-// its Edit(...) and Write(...) form: the fixed paths and those of own.
-// Claude Code enforces them itself, so they hold even where it skips a
-// hook.
+// its Edit(...) form: the fixed paths and those of own. Claude Code
+// enforces them itself, so they hold even where it skips a hook.
 //
-// Claude Code 2.1.197 applies Edit(...) rules to its Write tool too, while a
-// Write(...) rule alone does not stop the Write tool; the Write forms are
-// kept for the versions and tools that match on them.
+// Edit(...) rules cover every tool that edits files, Write included
+// (Claude Code 2.1.197 and 2.1.332). A Write(...) rule alone never stopped
+// the Write tool, and 2.1.332 warns for each one ("not matched by file
+// permission checks — only Edit(path) rules are"), so none is written;
+// install takes out those an earlier picket added (see
+// [ClaudeInstall.Stale]).
 func ClaudeDenyRules(own ClaudeOwnPaths) []string {
 	return denyRules(own, func(p string) string { return p })
 }
@@ -243,6 +257,9 @@ func ClaudeDenyRules(own ClaudeOwnPaths) []string {
 // depth under the directory Claude Code runs in.
 func ClaudeUserDenyRules(own ClaudeOwnPaths) []string {
 	return denyRules(own, func(p string) string {
+		if strings.HasPrefix(p, "/**/") {
+			return p[1:]
+		}
 		if strings.HasPrefix(p, "/") {
 			return "**" + p
 		}
@@ -258,9 +275,9 @@ func denyRules(own ClaudeOwnPaths, spell func(string) string) []string {
 		paths = append(paths, spell(p))
 	}
 	paths = append(paths, own.rulePaths()...)
-	rules := make([]string, 0, 2*len(paths)+len(claudeDenyTools))
+	rules := make([]string, 0, len(paths)+len(claudeDenyTools))
 	for _, p := range paths {
-		rules = append(rules, "Edit("+p+")", "Write("+p+")")
+		rules = append(rules, "Edit("+p+")")
 	}
 	return append(rules, claudeDenyTools...)
 }
@@ -336,6 +353,13 @@ func InstallClaude(settings []byte, opts ClaudeInstall) ([]byte, error) {
 	}
 	changed = changed || c
 	root.set("permissions", perms.marshal())
+	if len(opts.Stale) > 0 {
+		c, err := removeDeny(&root, opts.Stale)
+		if err != nil {
+			return nil, err
+		}
+		changed = changed || c
+	}
 	if opts.ShellPrefix != "" {
 		c, err := setShellPrefix(&root, opts.ShellPrefix)
 		if err != nil {

@@ -102,6 +102,9 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	opts.User = *user
 	opts.Own = c.claudeOwnPaths(installedExe)
 	record := c.installRecord(path)
+	if name == "install" {
+		opts.Stale = staleRules(record.load(), opts.DenyRules())
+	}
 	exeGiven := *exe != ""
 	if name == "uninstall" {
 		opts.Deny = record.load() // nil when install left no record: all of picket's
@@ -144,7 +147,7 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	if name == "uninstall" {
 		removeCreated(path, record.created())
 	}
-	if err := record.update(name, added, installedExe, created); err != nil {
+	if err := record.update(name, added, opts.Stale, installedExe, created); err != nil {
 		c.warnf("could not record which deny rules %s added (uninstall will take out all of picket's): %v", path, err)
 	}
 	switch {
@@ -318,16 +321,28 @@ func (r installRecord) created() []string {
 	return rec.Created
 }
 
+// staleRules are the recorded rules install no longer writes.
+func staleRules(recorded, current []string) []string {
+	var stale []string
+	for _, r := range recorded {
+		if !slices.Contains(current, r) {
+			stale = append(stale, r)
+		}
+	}
+	return stale
+}
+
 // update adds what install added (deny rules, created paths) to the
-// record, with the executable the hooks run; uninstall drops it.
-func (r installRecord) update(cmd string, added []string, exe string, created []string) error {
+// record and drops the stale rules it took out, with the executable the
+// hooks run; uninstall drops the record.
+func (r installRecord) update(cmd string, added, stale []string, exe string, created []string) error {
 	if cmd != "install" {
 		if err := os.Remove(r.file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return nil
 	}
-	deny := r.load()
+	deny := slices.DeleteFunc(r.load(), func(d string) bool { return slices.Contains(stale, d) })
 	for _, a := range added {
 		if !slices.Contains(deny, a) {
 			deny = append(deny, a)

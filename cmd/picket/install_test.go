@@ -143,7 +143,7 @@ func TestInstallClaudeDeniesOwnPaths(t *testing.T) {
 		t.Fatalf("install: exit %d\n%s", r.code, r.stderr)
 	}
 	b, _ := os.ReadFile(path)
-	for _, want := range []string{"Edit(/" + elsewhere + "/state/picket/**)", "Write(~/cfg/fence/**)", "Edit(//opt/picket/picket)"} {
+	for _, want := range []string{"Edit(/" + elsewhere + "/state/picket/**)", "Edit(~/cfg/fence/**)", "Edit(//opt/picket/picket)"} {
 		if !strings.Contains(string(b), strconv.Quote(want)) {
 			t.Errorf("install wrote no %s:\n%s", want, b)
 		}
@@ -320,5 +320,40 @@ func TestUninstallAfterTheBinaryMoved(t *testing.T) {
 	r = runInstallCLI(env2, "uninstall", "claude")
 	if !strings.Contains(r.stderr, "/old/place/picket hook --agent claude") || !strings.Contains(r.stderr, "picket uninstall claude --exe /old/place/picket") {
 		t.Errorf("uninstall with the hooks of another picket left: stderr %q, want them named with a hint", r.stderr)
+	}
+}
+
+// TestInstallTakesOutStaleRules: an install over one made by an earlier
+// picket takes out the rules that picket recorded and this one no longer
+// writes (the Write(...) forms, which Claude Code 2.1.332 warns about),
+// keeps the person's own, and uninstall still leaves nothing of picket's.
+func TestInstallTakesOutStaleRules(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + project, "XDG_STATE_HOME=" + filepath.Join(home, "state")}
+	path := filepath.Join(project, ".claude", "settings.json")
+	if r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("install: exit %d\n%s", r.code, r.stderr)
+	}
+	// What an earlier picket added and recorded: a Write(...) form.
+	c := &cli{env: env}
+	record := c.installRecord(path)
+	if err := record.update("install", []string{"Write(/fence.jsonc)"}, nil, "/opt/picket/picket", nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	b = bytes.Replace(b, []byte(`"deny": [`), []byte(`"deny": ["Write(/fence.jsonc)", "Read(./mine)", `), 1)
+	os.WriteFile(path, b, 0o644)
+	if r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("second install: exit %d\n%s", r.code, r.stderr)
+	}
+	b, _ = os.ReadFile(path)
+	if bytes.Contains(b, []byte("Write(")) || !bytes.Contains(b, []byte("Read(./mine)")) {
+		t.Errorf("second install: want the stale Write rule gone and the person's rule kept:\n%s", b)
+	}
+	if r := runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("uninstall: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("Edit(")) || !bytes.Contains(b, []byte("Read(./mine)")) {
+		t.Errorf("uninstall: want picket's rules gone and the person's kept:\n%s", b)
 	}
 }

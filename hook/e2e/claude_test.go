@@ -451,6 +451,8 @@ func TestClaudeCodeDenyRules(t *testing.T) {
 				filepath.Join(home, ".bashrc"),
 				filepath.Join(home, ".config", "fence", "fence.jsonc"),
 				filepath.Join(base, "state", "picket", "sessions", "s.json"),
+				filepath.Join(project, "sub", "fence.jsonc"),
+				filepath.Join(project, "sub", ".claude", "skills", "x", "SKILL.md"),
 			}
 			allowed := filepath.Join(project, "notes.txt")
 			var script []Turn
