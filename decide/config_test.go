@@ -463,6 +463,7 @@ func TestLoadMerge(t *testing.T) {
 		{"permissions", len(s.Permissions), 2},
 		{"origin", s.Origin, child},
 		{"raw network", fmt.Sprint(l.Raw["network"]), "map[allowedDomains:[a.example b.example]]"},
+		{"network source", s.Sources["network"], child},
 	}
 	for _, c := range checks {
 		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {

@@ -68,6 +68,15 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 	for _, s := range chain {
 		names = append(names, s.name)
 		raw = mergeRaw(raw, s.raw).(map[string]any)
+		// fence's other sections (network, command, ...) are kept for the
+		// shell sandbox; the last file that set one is its source.
+		for k := range s.raw {
+			switch k {
+			case "$schema", "extends", "filesystem", "picket":
+			default:
+				spec.Sources[k] = s.name
+			}
+		}
 		c := s.cfg
 		fsys, pk := c.Filesystem, c.Picket
 		spec.AllowRead = appendRules(spec.AllowRead, s.name, fsys.AllowRead)

@@ -109,7 +109,7 @@ Usage:
   picket init [--template NAME] [--force] [--cwd DIR]
   picket hook [--agent claude] [--headless] [--deadline DUR]
   picket serve [--agent pi]
-  picket run [--cwd DIR] [--config FILE] [--session ID] [--unsandboxed] -- COMMAND [ARGS...]
+  picket run [--cwd DIR] [--config FILE] [--session ID] [--agent NAME] [--mode MODE] [--unsandboxed] -- COMMAND [ARGS...]
   picket --shell-prefix COMMANDLINE   (Claude Code's CLAUDE_CODE_SHELL_PREFIX)
   picket prompt [--request FILE] [--answer FILE] [--tty PATH]
   picket console [--socket PATH]

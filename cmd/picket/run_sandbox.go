@@ -53,6 +53,8 @@ func runRun(c *cli, args []string) int {
 	cwd := fs.String("cwd", "", "working directory of the command")
 	config := fs.String("config", "", "policy file to use instead of discovery")
 	session := fs.String("session", "", "agent session id, for the audit log")
+	agent := fs.String("agent", "", "the agent whose command this is, for the audit log (claude under Claude Code's shell prefix)")
+	mode := fs.String("mode", "", "the session's mode, when the agent switched it (read-only, workspace-write or full)")
 	unsandboxed := fs.Bool("unsandboxed", false, "run without the sandbox (audited)")
 	var bindTmp, extraRead stringList
 	fs.Var(&bindTmp, "bind-tmp", "bind host /tmp files the command names and GLOB matches through the private /tmp")
@@ -66,6 +68,15 @@ func runRun(c *cli, args []string) int {
 		c.hintf("picket run -- sh -c 'make test'")
 		return 2
 	}
+	switch decide.Mode(*mode) {
+	case "", decide.ReadOnly, decide.WorkspaceWrite, decide.Full:
+	default:
+		c.errorf("unknown mode %q (want read-only, workspace-write or full)", *mode)
+		return 2
+	}
+	if *agent == "" && c.shellPrefix {
+		*agent = "claude"
+	}
 	c.recoverQuarantine()
 	loaded, err := c.loadPolicy(*cwd, *config)
 	if err != nil {
@@ -78,6 +89,10 @@ func runRun(c *cli, args []string) int {
 		}
 		return exitUnavailable
 	}
+	if *mode != "" {
+		// A session's /fence mode holds for its shell as for its file tools.
+		loaded.Policy = loaded.Policy.WithMode(decide.Mode(*mode))
+	}
 	dir := loaded.Env.Cwd
 	env := stripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
 	if *unsandboxed {
@@ -85,11 +100,11 @@ func runRun(c *cli, args []string) int {
 		// Logged after the command, with its exit status like a sandboxed
 		// run's line; runPlain passes signals on, so picket outlives it.
 		code := c.runPlain(cmd, dir, env)
-		c.audit(loaded, audit.Entry{Session: *session, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code,
+		c.audit(loaded, audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code,
 			Reason: "--unsandboxed: the command ran without the shell sandbox"})
 		return code
 	}
-	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead, *session)
+	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead, *session, *agent)
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) {
 		c.errorf("cannot sandbox the command, so it did not run: %v", ue)
@@ -105,12 +120,12 @@ func runRun(c *cli, args []string) int {
 		return exitUnavailable
 	}
 	if loaded.Settings.Audit.LogCommands {
-		c.audit(loaded, audit.Entry{Session: *session, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code})
+		c.audit(loaded, audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code})
 	}
 	return code
 }
 
-func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, extraRead []string, session string) (int, error) {
+func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, extraRead []string, session, agent string) (int, error) {
 	bwrap := sandbox.FindBwrap(c.getenv("PATH"))
 	if bwrap == "" {
 		return 0, &sandbox.UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
@@ -142,7 +157,7 @@ func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ex
 		Bwrap: bwrap, Env: env, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, StateDir: state,
 		Quarantined: func(q sandbox.Quarantined) {
 			e := quarantineEntry(q)
-			e.Session, e.Command, e.Cwd = session, commandLine(cmd), plan.Cwd
+			e.Session, e.Agent, e.Command, e.Cwd = session, agent, commandLine(cmd), plan.Cwd
 			c.audit(loaded, e)
 		},
 	}, cmd)

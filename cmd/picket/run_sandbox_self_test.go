@@ -267,3 +267,25 @@ func TestRunCaseInsensitiveGlobDir(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSessionModeAndAgent: --mode holds the shell to a session's
+// switched mode (read-only: nothing writable but /tmp), and --agent names
+// the agent in the audit lines.
+func TestRunSessionModeAndAgent(t *testing.T) {
+	w := newEscapeWorld(t)
+	write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "picket": {"audit": {"logCommands": true}}}`)
+	got := w.attempts(t, []string{"--mode", "read-only", "--agent", "pi", "--session", "s-ro"}, map[string]string{
+		"workspace write": "echo x > " + filepath.Join(w.ws, "ro.txt"),
+		"tmp write":       "echo x > /tmp/ro.txt",
+	})
+	if got["workspace write"] || !got["tmp write"] {
+		t.Errorf("read-only session: got %v, want only /tmp writable", got)
+	}
+	if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--mode", "sideways", "--", "true"); code != 2 || !strings.Contains(stderr, "unknown mode") {
+		t.Errorf("run --mode sideways = %d %q, want a usage error", code, stderr)
+	}
+	log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "picket", "audit.log"))
+	if !strings.Contains(string(log), `"session":"s-ro","agent":"pi","decision":"run"`) {
+		t.Errorf("audit log lacks the run line with agent pi:\n%s", log)
+	}
+}

@@ -271,9 +271,20 @@ func (s *server) lint(r *request) (any, error) {
 	for _, w := range lint.Run(loaded) {
 		ws = append(ws, warning{w, w.String()})
 	}
+	// What the shell sandbox cannot enforce, as picket lint prints it.
+	type note struct {
+		Kind string `json:"kind"`
+		sandbox.Note
+		Text string `json:"text"`
+	}
+	notes := []note{}
+	for _, n := range sandbox.FileToolsOnly(loaded) {
+		notes = append(notes, note{noteKind(n), n, noteLine(n)})
+	}
 	return struct {
 		Warnings []warning `json:"warnings"`
-	}{ws}, nil
+		Notes    []note    `json:"notes"`
+	}{ws, notes}, nil
 }
 
 // log returns the last n audit entries (20 by default) as logged, from the

@@ -594,6 +594,19 @@ func TestServePolicyOps(t *testing.T) {
 	if !fromFence {
 		t.Errorf("lint warnings = %v, want one in %s", ws, fence)
 	}
+	// The notes picket lint prints come too: the denyRead glob is held by
+	// the file tools only for files made later.
+	var cli bytes.Buffer
+	run([]string{"lint", "--cwd", h.dir}, h.env, nil, &cli, io.Discard)
+	notes, _ := res["notes"].([]any)
+	if len(notes) == 0 {
+		t.Errorf("lint answered no notes: %v", res)
+	}
+	for _, n := range notes {
+		if text, _ := n.(map[string]any)["text"].(string); !strings.Contains(cli.String(), text+"\n") {
+			t.Errorf("lint note %q is not a line picket lint prints:\n%s", text, cli.String())
+		}
+	}
 	if res := sc.call("show", map[string]any{"cwd": "nowhere"}); res["ok"] != false {
 		t.Errorf("show of a relative cwd = %v, want an error", res)
 	}

@@ -585,8 +585,10 @@ export default function (pi: ExtensionAPI) {
 
 	/** sandboxed is the command line that runs command in picket's sandbox. */
 	function sandboxed(command: string, dir: string): string {
-		const args = ["run", "--cwd", dir];
+		const args = ["run", "--cwd", dir, "--agent", "pi"];
 		if (session) args.push("--session", session);
+		// The session's /fence mode holds for bash as for the file tools.
+		if (mode) args.push("--mode", mode);
 		args.push("--", getShellConfig().shell, "-c", command);
 		return `exec ${[PICKET, ...args].map(shellQuote).join(" ")}`;
 	}
@@ -674,7 +676,10 @@ export default function (pi: ExtensionAPI) {
 			case "lint": {
 				const r = must(await request("lint", { cwd: ctx.cwd }));
 				const w = (r.warnings ?? []).map((x: any) => x.text ?? JSON.stringify(x));
-				return w.length > 0 ? w.join("\n") : "picket: lint: no warnings";
+				// Notes: what the shell sandbox cannot enforce (file-tools-only
+				// rules, network domains), as picket lint prints them.
+				const n = (r.notes ?? []).map((x: any) => x.text ?? JSON.stringify(x));
+				return [...(w.length > 0 ? w : ["picket: lint: no warnings"]), ...n].join("\n");
 			}
 			case "grants":
 				return grants.length > 0
