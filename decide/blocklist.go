@@ -82,6 +82,9 @@ func nameFault(name string) string {
 	if name == "" || strings.ContainsAny(name, "/\x00") {
 		return fmt.Sprintf("blocklist entry %q must be a single non-empty name", name)
 	}
+	if name == "." || name == ".." {
+		return fmt.Sprintf("blocklist entry %q can never match: no component of a resolved path is . or ..", name)
+	}
 	lower := strings.ToLower(name)
 	if !strings.Contains(lower, "[") && utf8.ValidString(lower) {
 		return ""

@@ -201,8 +201,8 @@ func (r *resolver) chain(name string, depth int, seen []*source) ([]*source, err
 		}
 	}
 	seen = append(seen, s)
-	if s.cfg.Extends == "" {
-		return []*source{s}, nil
+	if _, set := s.raw["extends"]; !set {
+		return []*source{s}, nil // "extends": "" names no template, and is an error below
 	}
 	base, err := r.extendsTarget(s)
 	if err != nil {
@@ -346,9 +346,19 @@ func patternProblems(name string, src []byte, c *fileConfig, fold bool) []schema
 	}
 	for i, pm := range c.Picket.Permissions {
 		check(func() string { return fmt.Sprintf("/picket/permissions/%d/pattern", i) }, pm.Pattern)
+		if (pm.Type == "file" || pm.Type == "directory") && HasGlob(pm.Pattern) {
+			report(func() string { return fmt.Sprintf("/picket/permissions/%d/type", i) },
+				fmt.Sprintf("pattern %q: type %q takes a path without glob characters", pm.Pattern, pm.Type))
+		}
 	}
 	for i, entry := range c.Picket.Blocklist {
 		report(func() string { return fmt.Sprintf("/picket/blocklist/%d", i) }, nameFault(entry))
+	}
+	for i, ext := range c.Picket.WriteGuards.DenyExtensions {
+		if e := strings.TrimPrefix(ext, "."); e == "" || strings.ContainsAny(e, "/\x00") {
+			report(func() string { return fmt.Sprintf("/picket/writeGuards/denyExtensions/%d", i) },
+				fmt.Sprintf("denyExtensions entry %q is not an extension: it can never match a file name", ext))
+		}
 	}
 	slices.SortFunc(probs, func(a, b schema.Problem) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return probs

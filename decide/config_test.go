@@ -510,6 +510,7 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 	for _, tt := range []struct{ name, extends, want string }{
 		{"missing file", "./gone.jsonc", "no such file"},
 		{"unknown template", "nosuch", "no such template"},
+		{"empty", "", "no such template"}, // not the same as no extends
 		{"cycle", "./fence.jsonc", "extends cycle"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -755,6 +756,25 @@ func TestTemplatesDenyCredentials(t *testing.T) {
 				if d := decide.Check(pol, decide.Read, tr.path(ok), tr.ws, 1); !d.Allow {
 					t.Errorf("%s: Check(read %s) = %s, want allowed by the credential denies", name, ok, show(d))
 				}
+			}
+		})
+	}
+}
+
+// TestLoadNeverMatching: entries that could never match are load errors
+// at file:line:col, not silently dropped.
+func TestLoadNeverMatching(t *testing.T) {
+	for _, tt := range []struct{ name, policy, want string }{
+		{"blocklist dotdot", `{"picket": {"blocklist": [".."]}}`, `:1:27: picket.blocklist[0]: blocklist entry ".." can never match`},
+		{"extension with a slash", `{"picket": {"writeGuards": {"denyExtensions": ["a/b"]}}}`, `:1:48: picket.writeGuards.denyExtensions[0]: denyExtensions entry "a/b" is not an extension`},
+		{"file type glob", `{"picket": {"permissions": [{"pattern": "*.key", "permission": "none", "type": "file"}]}}`, `:1:80: picket.permissions[0].type: pattern "*.key": type "file" takes a path without glob characters`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			f := tr.writeFile("ws/fence.jsonc", tt.policy)
+			_, err := decide.Load(tr.env("ws"))
+			if err == nil || !strings.Contains(err.Error(), f+tt.want) {
+				t.Errorf("Load error = %v, want %s%s", err, f, tt.want)
 			}
 		})
 	}

@@ -35,7 +35,8 @@ func Decide(p Policy, r Request) Decision {
 		}
 		if p.mode == ReadOnly {
 			return deny(d, LayerMode, RuleMode, Rule{Source: p.source("picket.mode")},
-				"session mode is read-only: every write is denied", "")
+				"session mode is read-only: every write is denied",
+				"work without writing, or ask the person to switch the session's mode or change picket.mode in the policy")
 		}
 	}
 
