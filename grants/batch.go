@@ -102,7 +102,9 @@ func (s Store) NoteDenial(session, turnID string, d Denial, batchAfter int) (Tur
 	var ts TurnState
 	err := s.update(session, func(st *state) error {
 		st.enterTurn(turnID)
-		if i := slices.IndexFunc(st.Turn.AllowOnce, d.same); i >= 0 {
+		// "deny all" outranks an earlier "allow all once": the person's
+		// last word on the turn.
+		if i := slices.IndexFunc(st.Turn.AllowOnce, d.same); i >= 0 && !st.Turn.DenyAll {
 			st.Turn.AllowOnce = slices.Delete(st.Turn.AllowOnce, i, i+1)
 			ts.AllowedOnce = true
 			return nil
@@ -224,4 +226,42 @@ func (s Store) RecordAnswer(session, access, path, ans string, arrived time.Time
 func within(a, b time.Time, window time.Duration) bool {
 	d := a.Sub(b)
 	return -window <= d && d <= window
+}
+
+// Offer records the batch shown for call, so that an "allow all once"
+// answered later (picket serve's grant op) covers what the person saw.
+func (s Store) Offer(session, turnID string, call Denial, batch []Denial) error {
+	return s.update(session, func(st *state) error {
+		st.enterTurn(turnID)
+		st.Turn.Offered = slices.DeleteFunc(st.Turn.Offered, func(o offer) bool { return o.Call.same(call) })
+		st.Turn.Offered = append(st.Turn.Offered, offer{Call: call, Batch: slices.Clone(batch)})
+		return nil
+	})
+}
+
+// Offered returns the batch shown for call this turn, and forgets it.
+func (s Store) Offered(session, turnID string, call Denial) ([]Denial, error) {
+	var batch []Denial
+	err := s.update(session, func(st *state) error {
+		if st.Turn.ID != turnID {
+			return nil
+		}
+		if i := slices.IndexFunc(st.Turn.Offered, func(o offer) bool { return o.Call.same(call) }); i >= 0 {
+			batch = st.Turn.Offered[i].Batch
+			st.Turn.Offered = slices.Delete(st.Turn.Offered, i, i+1)
+		}
+		return nil
+	})
+	return batch, err
+}
+
+// Refused records the person's "no" to d: an earlier "allow all once"
+// that listed it no longer lets it through.
+func (s Store) Refused(session, turnID string, d Denial) error {
+	return s.update(session, func(st *state) error {
+		if st.Turn.ID == turnID {
+			st.Turn.AllowOnce = slices.DeleteFunc(st.Turn.AllowOnce, d.same)
+		}
+		return nil
+	})
 }

@@ -80,6 +80,16 @@ type turn struct {
 	// AllowOnce are the calls a batch's "allow all once" let through: each
 	// passes once more in this turn, then is asked about again.
 	AllowOnce []Denial `json:"allowOnceCalls,omitempty"`
+	// Offered are the batches shown for calls still awaiting an answer
+	// (picket serve's, whose grant op comes later): an "allow all once"
+	// covers the batch the person saw, not denials noted since.
+	Offered []offer `json:"offered,omitempty"`
+}
+
+// offer is the batch shown for one call.
+type offer struct {
+	Call  Denial   `json:"call"`
+	Batch []Denial `json:"batch"`
 }
 
 type answer struct {

@@ -15,6 +15,11 @@ import (
 // their neighbours; no trailing comma is added that the document did not use
 // already, so a strict fence.json stays strict JSON.
 func addEntry(src []byte, key, path string) (out []byte, present bool, err error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		// A blank policy file is no configuration, {} (as the loader reads
+		// it): the entry goes into a new object.
+		src = []byte("{}\n")
+	}
 	v, err := hujson.Parse(src)
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %w", ErrMalformed, err)

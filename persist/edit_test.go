@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,6 @@ func TestAddEntryRefuses(t *testing.T) {
 		name, src, want string
 	}{
 		{"malformed", `{"filesystem": {"allowRead": [1,}`, "malformed JSONC: hujson: line 1"},
-		{"empty", ``, "malformed JSONC"},
 		{"top-level array", `["/a"]`, "top-level value is not an object"},
 		{"filesystem not object", `{"filesystem": []}`, "filesystem is not an object"},
 		{"array not array", `{"filesystem": {"allowRead": "/a"}}`, "filesystem.allowRead is not an array"},
@@ -193,4 +193,19 @@ func isSubsequence(sub, s []byte) bool {
 		}
 	}
 	return i == len(sub)
+}
+
+// TestAddEntryBlankFile: a blank policy file is {} to the loader, so persist
+// writes the entry into a new object rather than refusing it as malformed.
+func TestAddEntryBlankFile(t *testing.T) {
+	for _, src := range []string{"", "  \n\n"} {
+		out, present, err := addEntry([]byte(src), "allowRead", "/p")
+		if err != nil || present {
+			t.Fatalf("addEntry(%q) = present %v, err %v; want the entry added", src, present, err)
+		}
+		got, err := decode(out)
+		if err != nil || fmt.Sprint(got) != "map[filesystem:map[allowRead:[/p]]]" {
+			t.Errorf("addEntry(%q) = %s (%v), want {filesystem: {allowRead: [/p]}}", src, out, err)
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package persist
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"testing"
 )
@@ -36,6 +38,11 @@ func FuzzAddEntry(f *testing.F) {
 		case present:
 			if string(out) != string(src) {
 				t.Fatalf("present but changed:\n%s\n%s", src, out)
+			}
+			return
+		case len(bytes.TrimSpace(src)) == 0: // a blank file is {}: the entry goes into a new object
+			if got, err := decode(out); err != nil || fmt.Sprint(got) != fmt.Sprint(map[string]any{"filesystem": map[string]any{key: []any{path}}}) {
+				t.Fatalf("blank file edited into %s (%v)", out, err)
 			}
 			return
 		}

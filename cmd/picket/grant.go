@@ -317,8 +317,8 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 		// This call passes now; the other calls the batch listed (each an
 		// access to a path, as shown) pass once more if the agent retries
 		// them in this turn.
-		if len(turn.Denied) == 0 { // picket serve's grant op: read the turn back
-			turn, _ = store.Turn(call.session, call.turn)
+		if len(turn.Denied) == 0 { // picket serve's grant op: the batch its decide showed
+			turn.Denied, _ = store.Offered(call.session, call.turn, denialOf(call, d))
 		}
 		if err := store.SetAllowAllOnce(call.session, call.turn, otherDenials(turn.Denied, denialOf(call, d))); err != nil {
 			c.warnf("grant state: %v", err)
@@ -349,6 +349,10 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 		store.SetDenyAll(call.session, call.turn)
 		return grantOutcome{decision: "block", prompted: true, note: "the person denied this and every further request this turn"}
 	}
+	// The person's no outranks an "allow all once" that listed this call.
+	if err := store.Refused(call.session, call.turn, denialOf(call, d)); err != nil {
+		c.warnf("grant state: %v", err)
+	}
 	return grantOutcome{decision: "block", prompted: true, note: "the person denied it"}
 }
 
@@ -356,6 +360,11 @@ func (c *cli) carryOut(loaded *decide.Loaded, call grantCall, d decide.Decision,
 // file the person confirmed. Only this path, after the person's explicit
 // "y", ever edits a policy file.
 func (c *cli) persistGrant(loaded *decide.Loaded, call grantCall, d decide.Decision, target string) error {
+	// Offered only where an allow entry lifts the block; a persist answer
+	// that arrives anyway (picket serve's grant op) must not edit the file.
+	if ok, err := decide.WouldAllow(loaded.Policy, decide.Request{Access: d.Access, Path: d.Path, Resolved: d.Resolved, Size: -1}); err != nil || !ok {
+		return fmt.Errorf("an allow entry would not lift this block (%s, %s)", d.Layer, d.Rule)
+	}
 	if file, exists := persist.Target(persist.ProjectRoot(call.cwd)); !c.takesEffect(loaded, file, exists) {
 		return fmt.Errorf("an entry in %s would not change the policy in force in %s", file, call.cwd)
 	}

@@ -114,6 +114,11 @@ func (s *server) decide(r *request) (any, error) {
 	res.Batch = turn.Batch
 	if turn.Batch {
 		res.BatchPaths = turn.Paths()
+		// The grant op comes later, with other denials noted meanwhile:
+		// an "allow all once" must cover what this batch showed.
+		if err := c.grantStore().Offer(gc.session, gc.turn, denialOf(gc, v.d), turn.Denied); err != nil {
+			c.warnf("grant state: %v", err)
+		}
 	}
 	return res, nil
 }

@@ -836,3 +836,68 @@ func TestPolicyCacheStat(t *testing.T) {
 		t.Errorf("after an edit, chain = %q, want %q", got, want)
 	}
 }
+
+// TestServeAllowAllOnceCoversWhatWasShown: with prompts answered after
+// later calls were noted (Pi's parallel calls), "allow all once" covers the
+// batch the person saw, not a denial noted since; a "deny" or "deny all"
+// given afterwards outranks it.
+func TestServeAllowAllOnceCoversWhatWasShown(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	sc := startServe(t, h.interactive())
+	s := h.session
+	path := func(n string) string { return "/etc/picket-aao-" + n }
+	decide := func(n string) map[string]any {
+		return sc.ok("decide", h.decideParams(s, "write", map[string]any{"path": path(n), "content": "y"}, true))
+	}
+	grant := func(n, answer string) map[string]any {
+		return sc.ok("grant", map[string]any{"session": s, "turn": "t1", "cwd": h.dir, "tool": "write", "access": "write",
+			"path": path(n), "resolved": path(n), "answer": answer})
+	}
+	for _, n := range []string{"a", "b"} {
+		decide(n)
+		grant(n, "deny")
+	}
+	if res := decide("c"); res["batch"] != true {
+		t.Fatalf("third denial = %v, want a batch", res)
+	}
+	decide("d") // noted before c's batch is answered
+	if res := grant("c", "allow-all-once"); res["allow"] != true {
+		t.Fatalf("allow all once on c = %v", res)
+	}
+	if res := decide("d"); res["allow"] == true {
+		t.Errorf("d, never shown in c's batch, passed on its allow all once: %v", res)
+	}
+	grant("d", "deny")
+	if res := decide("a"); res["allow"] != true {
+		t.Errorf("a, listed in c's batch, did not pass once: %v", res)
+	}
+	// A later "deny all" outranks what is left of the allow all once.
+	decide("x")
+	grant("x", "deny-all")
+	if res := decide("b"); res["allow"] == true {
+		t.Errorf("b passed after the person chose deny all: %v", res)
+	}
+}
+
+// TestServePersistOnlyWhereOffered: a persist answer for a block no allow
+// entry lifts (the blocklist) is a session grant; the policy file is not
+// touched.
+func TestServePersistOnlyWhereOffered(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	sc := startServe(t, h.interactive())
+	fence := filepath.Join(h.dir, "fence.jsonc")
+	before, _ := os.ReadFile(fence)
+	env := filepath.Join(h.dir, ".env")
+	res := sc.ok("decide", h.decideParams(h.session, "read", map[string]any{"path": ".env"}, true))
+	if res["canPersist"] != false {
+		t.Fatalf("decide .env = %v, want persist not offered", res)
+	}
+	res = sc.ok("grant", map[string]any{"session": h.session, "turn": "t1", "cwd": h.dir, "tool": "read", "access": "read",
+		"path": env, "resolved": env, "answer": "persist", "target": fence})
+	if res["decision"] != "grant-session" {
+		t.Errorf("persist of a blocklisted path = %v, want grant-session", res)
+	}
+	if after, _ := os.ReadFile(fence); !bytes.Equal(before, after) {
+		t.Errorf("fence.jsonc was edited:\n%s", after)
+	}
+}
