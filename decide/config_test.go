@@ -779,3 +779,18 @@ func TestLoadNeverMatching(t *testing.T) {
 		})
 	}
 }
+
+// TestDenyExtensionSource: a denied extension's Decision names the file
+// that listed it, not the last one to set a writeGuards field.
+func TestDenyExtensionSource(t *testing.T) {
+	tr := newTree(t)
+	base := tr.writeFile("ws/base.jsonc", `{"picket": {"writeGuards": {"denyExtensions": [".exe"]}}}`)
+	child := tr.writeFile("ws/fence.jsonc", `{"extends": "./base.jsonc", "picket": {"writeGuards": {"maxBytes": 5, "denyExtensions": [".zip"]}}}`)
+	l := tr.load(tr.env("ws"))
+	for file, want := range map[string]string{"a.exe": base, "a.zip": child} {
+		d := decide.Check(l.Policy, decide.Write, file, tr.ws, 1)
+		if d.Allow || d.Rule != decide.RuleDenyExtensions || d.Source != want {
+			t.Errorf("Check(write %s) = %+v, want a denyExtensions deny from %s", file, d, want)
+		}
+	}
+}

@@ -324,6 +324,9 @@ func (p Policy) writeGuard(d Decision, r Request) (Decision, bool) {
 	}
 	if ext, entry := p.deniedExt(r.Resolved); ext != "" {
 		src.Pattern = entry
+		if f := g.ExtensionSources[entry]; f != "" {
+			src.Source = f
+		}
 		return deny(d, LayerWriteGuard, RuleDenyExtensions, src,
 			fmt.Sprintf("writes of %s files are denied", ext),
 			"write a text format instead; binaries and archives are not edited by agents"), true

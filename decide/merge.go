@@ -99,6 +99,14 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 				spec.Permissions = append(spec.Permissions, pm)
 			}
 		}
+		for _, e := range pk.WriteGuards.DenyExtensions {
+			if !slices.Contains(spec.WriteGuards.DenyExtensions, e) {
+				if spec.WriteGuards.ExtensionSources == nil {
+					spec.WriteGuards.ExtensionSources = map[string]string{}
+				}
+				spec.WriteGuards.ExtensionSources[e] = s.name
+			}
+		}
 		spec.WriteGuards.DenyExtensions = appendStrings(spec.WriteGuards.DenyExtensions, pk.WriteGuards.DenyExtensions)
 		if pk.WriteGuards.MaxBytes != nil {
 			spec.WriteGuards.MaxBytes = *pk.WriteGuards.MaxBytes

@@ -63,6 +63,10 @@ type WriteGuards struct {
 	MaxBytes       int64    `json:"maxBytes,omitempty"` // 0: no limit
 	DenyExtensions []string `json:"denyExtensions,omitempty"`
 	ReadBeforeEdit bool     `json:"readBeforeEdit,omitempty"`
+	// ExtensionSources names the policy file that listed each entry of
+	// DenyExtensions, for the Decision's source; one missing falls back
+	// to Sources["picket.writeGuards"].
+	ExtensionSources map[string]string `json:"-"`
 }
 
 // Spec is a policy as plain values: what a policy file chain resolves to,
