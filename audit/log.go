@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"gopkg.in/natefinch/lumberjack.v2"
@@ -80,7 +82,7 @@ func Open(o Options) (*Log, error) {
 	}
 	tighten(o.Path, 0o600, o.Warn)
 	tighten(o.Path+".lock", 0o600, o.Warn)
-	lock, err := os.OpenFile(o.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := openRegular(o.Path+".lock", os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("failed to open the audit log lock: %w", err)
 	}
@@ -160,6 +162,15 @@ func (l *Log) append(line []byte) (err error) {
 		}
 	}()
 	done, err := l.write(line, false)
+	var short *shortWriteError
+	if errors.As(err, &short) && len(short.wrote) > 0 {
+		if lerr := lockExclusive(l.lock); lerr == nil {
+			if rerr := l.repair(short.wrote); rerr != nil {
+				err = fmt.Errorf("%w; and the part written stays: %v", err, rerr)
+			}
+		}
+		return err
+	}
 	if err != nil || done {
 		return err
 	}
@@ -167,6 +178,11 @@ func (l *Log) append(line []byte) (err error) {
 		return err
 	}
 	_, err = l.write(line, true)
+	if errors.As(err, &short) && len(short.wrote) > 0 {
+		if rerr := l.repair(short.wrote); rerr != nil {
+			err = fmt.Errorf("%w; and the part written stays: %v", err, rerr)
+		}
+	}
 	return err
 }
 
@@ -174,7 +190,7 @@ func (l *Log) append(line []byte) (err error) {
 // exclusive (the caller holds the lock exclusively) and otherwise reports
 // done=false.
 func (l *Log) write(line []byte, exclusive bool) (done bool, err error) {
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openRegular(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return false, err
 	}
@@ -191,11 +207,73 @@ func (l *Log) write(line []byte, exclusive bool) (done bool, err error) {
 			return false, err
 		}
 		f.Close()
-		if f, err = os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+		if f, err = openRegular(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE); err != nil {
 			return false, err
 		}
 	}
 	return true, writeOnce(f, line)
+}
+
+// openRegular opens p, which must be a regular file and not a symlink: a
+// link would send the line wherever it points (a policy's audit path
+// linked to ~/.zshenv would create it), a FIFO would swallow it.
+func openRegular(p string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(p, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symlink: picket writes its audit log only to a regular file", p)
+		}
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file: picket writes its audit log only to a regular file", p)
+	}
+	return f, nil
+}
+
+// shortWriteError is a write the disk cut short (ENOSPC, a quota): wrote
+// is the part of the line that landed.
+type shortWriteError struct {
+	path  string
+	wrote []byte
+	want  int
+}
+
+func (e *shortWriteError) Error() string {
+	return fmt.Sprintf("short write to %s (%d of %d bytes): %v", e.path, len(e.wrote), e.want, io.ErrShortWrite)
+}
+
+func (e *shortWriteError) Unwrap() error { return io.ErrShortWrite }
+
+// repair takes back the part of a line a short write left at the end of
+// the log, under the exclusive lock (no writer is between), so the next
+// line does not start glued to it; if others wrote after it, it ends the
+// fragment with a newline instead. The line itself is lost either way.
+func (l *Log) repair(part []byte) error {
+	f, err := openRegular(l.path, os.O_RDWR|os.O_APPEND)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	tail := make([]byte, len(part))
+	if size >= int64(len(part)) {
+		if _, err := f.ReadAt(tail, size-int64(len(part))); err == nil && bytes.Equal(tail, part) {
+			return f.Truncate(size - int64(len(part)))
+		}
+	}
+	last := make([]byte, 1)
+	if size > 0 {
+		if _, err := f.ReadAt(last, size-1); err == nil && last[0] != '\n' {
+			return writeOnce(f, []byte("\n"))
+		}
+	}
+	return nil
 }
 
 // mustRotate reports whether f, the current file, must be rotated before

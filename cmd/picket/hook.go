@@ -304,8 +304,8 @@ func (c *cli) auditFile(loaded *decide.Loaded) string {
 // agent chose (a path with "$(...)" in it) where the shell runs it. So the
 // path is absolute (a relative one would follow the hook's working
 // directory), is named *.log or *.ndjson (no shell or tool sources those),
-// and, if it exists, is a regular file that is empty or starts with an
-// audit line.
+// and, if it exists, is a regular file (not a symlink) that is empty or
+// starts with an audit line.
 func usableAuditPath(p string) error {
 	if !filepath.IsAbs(p) {
 		return errors.New("is not absolute (start it with / or ~/)")
@@ -313,10 +313,14 @@ func usableAuditPath(p string) error {
 	if ext := filepath.Ext(p); ext != ".log" && ext != ".ndjson" {
 		return errors.New("does not end in .log or .ndjson")
 	}
-	fi, err := os.Stat(p)
+	fi, err := os.Lstat(p)
 	switch {
 	case err != nil:
 		return nil // missing, or unwritable: the write says which
+	case fi.Mode()&os.ModeSymlink != 0:
+		// A link would have picket create or append to whatever it names
+		// (a ~/.zshenv that runs the line's "$(...)").
+		return errors.New("is a symlink")
 	case !fi.Mode().IsRegular():
 		return errors.New("is not a regular file")
 	case fi.Size() == 0:

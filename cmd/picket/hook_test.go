@@ -814,6 +814,7 @@ func TestHookAuditPathRefused(t *testing.T) {
 		{"a relative path", "logs/audit.log"},
 		{"a log that is not picket's", "~/other.log"},
 		{"a named pipe", "~/fifo.log"},
+		{"a symlink to a start-up file not there yet", "~/link.log"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHookProject(t, `{"extends": "code", "picket": {"blocklist": [".env"], "audit": {"path": "`+tc.path+`"}}}`)
@@ -824,6 +825,7 @@ func TestHookAuditPathRefused(t *testing.T) {
 			if err := syscall.Mkfifo(filepath.Join(h.home, "fifo.log"), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			os.Symlink(filepath.Join(h.home, ".zshenv"), filepath.Join(h.home, "link.log"))
 			a := h.run(h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "$(touch PWNED)", ".env")}))
 			if a.code != 0 || a.kind() != wantBlock || !strings.Contains(a.stderr, "picket.audit.path") {
 				t.Errorf("exit %d, answer %v, stderr %q; want 0, block and a warning naming picket.audit.path", a.code, a.kind(), a.stderr)
@@ -832,6 +834,9 @@ func TestHookAuditPathRefused(t *testing.T) {
 				if b, err := os.ReadFile(filepath.Join(h.home, f)); err != nil || string(b) != mine {
 					t.Errorf("%s changed: %q, %v", f, b, err)
 				}
+			}
+			if _, err := os.Lstat(filepath.Join(h.home, ".zshenv")); err == nil {
+				t.Errorf("~/.zshenv was created through the audit path's symlink")
 			}
 			if lines := auditLines(t, h.auditPath()); len(lines) != 1 || lines[0]["decision"] != "block" {
 				t.Errorf("default audit log = %v, want the block there", lines)
