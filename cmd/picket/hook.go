@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/cmd/picket/internal/hooksig"
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/grants"
 	"github.com/picketdev/picket/hook"
@@ -33,7 +33,7 @@ const hookDeadline = 10 * time.Second
 // interrupt, a termination. Ignored, they stay ignored in any program the
 // hook starts outside a prompt (it starts none today; tmux for a popup runs
 // while they are caught, so with the default dispositions).
-var hookSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM}
+var hookSignals = hooksig.Signals // ignored from the earliest init on (see hooksig)
 
 // runHook answers one agent hook event. It only ever exits 0 (Claude Code
 // reads any other status but 2 as "go ahead"); a file tool call that cannot
