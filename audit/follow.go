@@ -16,7 +16,8 @@ const followPoll = 200 * time.Millisecond
 // Follow calls emit with each matching entry appended to the log after the
 // call, like tail -f, until ctx is done; it then returns nil. When the file
 // rotates it finishes the old file and continues with the new one, so no
-// entry is missed unless the file rotates twice within one poll (200 ms).
+// entry is missed unless the file rotates twice within one poll (200 ms):
+// the file in between is not read.
 // Entries appended between an earlier [Tail] and this call are not emitted.
 // As with Tail, a line longer than 4 MiB is skipped and a log that is not a
 // regular file is an error.
@@ -104,6 +105,14 @@ func (fl *follower) poll() error {
 	}
 	if os.SameFile(cur, old) && cur.Size() >= pos {
 		return nil
+	}
+	if !os.SameFile(cur, old) {
+		// Rotated: lines may have landed in the old file between the read
+		// above and the rotation. No writer touches it after, so reading it
+		// once more drains it.
+		if err := fl.read(); err != nil {
+			return err
+		}
 	}
 	fl.close()
 	fl.f = nil
