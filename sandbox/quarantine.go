@@ -46,23 +46,32 @@ const quarantineBudget = 200_000
 // policyNames are the file names discovery takes as a policy.
 var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
 
-// quarantinable reports whether a file named name in directory d is one
-// only the person may create: a policy file; what Claude Code loads from a
-// subdirectory's .claude (see [claudeLoads]); git's commondir in a git dir
-// or a submodule's (it points git at another directory's config and hooks;
-// mandatory for the file tools, but only a glob, as a directory
-// placeholder there breaks git; a worktree's commondir, which git worktree
-// add writes, is not); and what makes git run code the next time the
-// person uses it there, which mandatory globs name but no mount can keep
-// from being made: a git dir's config or config.worktree, a hook (not a
-// .sample, which git never runs), and a gitfile pointing git at a git dir
-// of the command's choosing. gitDir says whether d is a git dir.
+// quarantinable reports whether a file named name in directory d (not a
+// directory itself) is one only the person may create: a policy file; what
+// Claude Code loads from a subdirectory's .claude (see [claudeLoads]);
+// git's commondir anywhere but in a worktree's git dir, where git worktree
+// add writes it (it points git at another directory's config and hooks,
+// and with HEAD beside it makes a git dir of any directory; mandatory for
+// the file tools, but only a glob, as a directory placeholder there breaks
+// git); and what makes git run code the next time the person uses it
+// there, which mandatory globs name but no mount can keep from being made:
+// a git dir's config or config.worktree, a hook (not a .sample, which git
+// never runs), a hooks that is a symlink, and a gitfile pointing git at a
+// git dir of the command's choosing. gitDir says whether d is a git dir.
 func quarantinable(d, name string, gitDir bool) bool {
 	switch {
 	case policyNames[name], name == ".git":
 		return true
 	case name == "commondir":
-		return filepath.Base(d) == ".git" || strings.Contains(d, "/.git/modules/")
+		// Anywhere but a worktree's git dir: HEAD beside a commondir makes a
+		// git dir of any directory, reading the config and hooks of the one
+		// it names.
+		return !strings.Contains(d, "/.git/worktrees/")
+	case name == "hooks":
+		// A hooks that is not a directory (the entry is one a walk of
+		// directories would not enter): a symlink sending git to hooks
+		// elsewhere.
+		return gitDir
 	case name == "config", name == "config.worktree":
 		return gitDir
 	case claudeLoads(d):
@@ -195,18 +204,15 @@ func (q *quarantiner) dir(d string, fresh bool) {
 	}
 }
 
-// becameGitDir reports whether what makes d a bare repository (HEAD,
-// objects, refs) changed since the start.
+// becameGitDir reports whether d's HEAD, which makes it a bare repository
+// with objects and refs beside it, changed since the start. (Git's own work
+// in a repository, a gc or a fetch, changes objects and refs, not HEAD.)
 func (q *quarantiner) becameGitDir(d string) bool {
 	if filepath.Base(d) == ".git" || strings.Contains(d, "/.git/") {
 		return false // a .git's files are judged on their own
 	}
-	for _, n := range []string{"HEAD", "objects", "refs"} {
-		if fi, err := os.Lstat(filepath.Join(d, n)); err == nil && ctime(fi).After(q.start) {
-			return true
-		}
-	}
-	return false
+	fi, err := os.Lstat(filepath.Join(d, "HEAD"))
+	return err == nil && ctime(fi).After(q.start)
 }
 
 func (q *quarantiner) check(p string, fresh bool) {

@@ -66,6 +66,13 @@ func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision)
 	if err != nil {
 		c.warnf("prompt: %v", err)
 	}
+	if surface == "coalesced" && ans == tui.AnswerAllowAllOnce {
+		// The batch the person answered was another request's; its answer
+		// already let that batch through. This call passes, and its own
+		// snapshot of the turn (which may hold calls the person never saw)
+		// is not made to.
+		ans = tui.AnswerOnce
+	}
 	call.persistResolved = req.PersistResolved
 	return c.carryOut(loaded, call, d, ans, turn, req.PersistTarget)
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // TestRunUnsandboxedAuditsExit: picket run --unsandboxed (here with no
-// bubblewrap in PATH) records the command's exit status in its "run"
-// line, as a sandboxed run does with picket.audit.logCommands.
+// bubblewrap in PATH) records a "run" line before the command starts (a
+// picket killed meanwhile still leaves one) and one with its exit status,
+// as a sandboxed run does with picket.audit.logCommands.
 func TestRunUnsandboxedAuditsExit(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	state := filepath.Join(home, "state")
@@ -31,7 +32,7 @@ func TestRunUnsandboxedAuditsExit(t *testing.T) {
 		json.Unmarshal(sc.Bytes(), &e)
 		lines = append(lines, e)
 	}
-	if len(lines) != 1 || lines[0]["decision"] != "run" || lines[0]["exit"] != 5.0 {
-		t.Errorf("audit lines = %v, want one run line with exit 5", lines)
+	if len(lines) != 2 || lines[0]["decision"] != "run" || lines[0]["exit"] != nil || lines[1]["decision"] != "run" || lines[1]["exit"] != 5.0 {
+		t.Errorf("audit lines = %v, want a run line before and one with exit 5 after", lines)
 	}
 }

@@ -97,11 +97,15 @@ func runRun(c *cli, args []string) int {
 	env := stripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
 	if *unsandboxed {
 		c.warnf("--unsandboxed: the command runs without the shell sandbox; the policy does not hold for it")
-		// Logged after the command, with its exit status like a sandboxed
-		// run's line; runPlain passes signals on, so picket outlives it.
+		// Logged before it starts, so a picket killed meanwhile still leaves
+		// a trace, and again with its exit status; runPlain passes signals
+		// on, so picket outlives it.
+		line := audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: commandLine(cmd), Cwd: dir,
+			Reason: "--unsandboxed: the command starts without the shell sandbox"}
+		c.audit(loaded, line)
 		code := c.runPlain(cmd, dir, env)
-		c.audit(loaded, audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code,
-			Reason: "--unsandboxed: the command ran without the shell sandbox"})
+		line.Exit, line.Reason = &code, "--unsandboxed: the command ran without the shell sandbox"
+		c.audit(loaded, line)
 		return code
 	}
 	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead, *session, *agent)

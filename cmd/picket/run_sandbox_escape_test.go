@@ -807,16 +807,21 @@ func TestRunQuarantinesGitConfig(t *testing.T) {
 		"printf '#!/bin/sh\\ntouch PWNED\\n' > nested/.git/hooks/post-checkout && echo x > nested/.git/hooks/post-checkout.sample",
 		"mkdir -p gd/objects gd/refs && echo 'ref: refs/heads/main' > gd/HEAD && printf '" + cfg + "' > gd/config",
 		"mkdir -p linked && echo 'gitdir: ../gd' > linked/.git",
+		// hooks elsewhere through a symlinked hooks directory
+		"mkdir -p hk nested2/.git/objects nested2/.git/refs && echo 'ref: refs/heads/main' > nested2/.git/HEAD && ln -s ../../hk nested2/.git/hooks",
+		// a git dir by HEAD and a commondir naming objects, refs and config elsewhere
+		"mkdir -p cd/a/objects cd/a/refs cd/b && printf '" + cfg + "' > cd/a/config && echo 'ref: refs/heads/main' > cd/b/HEAD && echo ../a > cd/b/commondir",
 	}, " && ")
 	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", script)
 	if code != 0 {
 		t.Fatalf("picket run = %d: %s", code, stderr)
 	}
-	for _, p := range []string{".git/config.worktree", "nested/.git/config", "nested/.git/hooks/post-checkout", "gd/config", "linked/.git"} {
+	for _, p := range []string{".git/config.worktree", "nested/.git/config", "nested/.git/hooks/post-checkout", "gd/config", "linked/.git",
+		"nested2/.git/hooks", "cd/b/commondir"} {
 		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
 			t.Errorf("%s, created in the sandbox, is still there", p)
 		}
-		if !strings.Contains(stderr, "picket: blocked: the command created "+filepath.Join(w.ws, p)) {
+		if !strings.Contains(stderr, "created "+filepath.Join(w.ws, p)) && !strings.Contains(stderr, "created git's "+filepath.Join(w.ws, p)) {
 			t.Errorf("stderr does not name %s: %s", p, stderr)
 		}
 	}
@@ -872,5 +877,26 @@ func TestRunQuarantinesNestedClaudeDirs(t *testing.T) {
 		if !strings.Contains(stderr, "picket: blocked: the command created "+filepath.Join(w.ws, p)) {
 			t.Errorf("stderr does not name %s: %s", p, stderr)
 		}
+	}
+}
+
+// TestRunKeepsConfigOfRepoInUse: a command that only uses a bare repository
+// (writes an object, runs git gc) did not make it one: its config stays.
+func TestRunKeepsConfigOfRepoInUse(t *testing.T) {
+	w := newEscapeWorld(t)
+	repo := filepath.Join(w.ws, "mirror.git")
+	mustGit := func(args ...string) {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	mustGit("init", "-q", "--bare", repo)
+	mustGit("-C", repo, "config", "remote.origin.url", "https://example.com/x.git")
+	use := "echo x | git -C " + repo + " hash-object -w --stdin >/dev/null && git -C " + repo + " gc -q"
+	if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", use); code != 0 {
+		t.Fatalf("picket run git gc = %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(repo, "config")); err != nil || !strings.Contains(string(b), "example.com") {
+		t.Errorf("the bare repository's config was moved or changed: %q, %v", b, err)
 	}
 }
