@@ -111,6 +111,9 @@ func TestPiBashInteractive(t *testing.T) {
 	t.Logf("Pi's terminal at start:\n%s", s)
 	tm.say("a", "!cat ~/.ssh/id_rsa")
 	s = tm.waitScreen("a", "Permission denied", 15*time.Second)
+	// Pi takes no second !cmd while one runs: wait for it to end (picket
+	// run looks for files the command made before it exits).
+	s = tm.waitScreen("a", "(exit 1)", 15*time.Second)
 	t.Logf("after !cat ~/.ssh/id_rsa:\n%s", s)
 	if strings.Contains(s, key) {
 		t.Errorf("!cat ~/.ssh/id_rsa showed the key:\n%s", s)
