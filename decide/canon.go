@@ -182,10 +182,17 @@ func resolve(abs string, lstat func(string) (fs.FileInfo, error)) (string, error
 		name := todo[0]
 		todo = todo[1:]
 		switch name {
-		case "", ".":
+		case "":
 			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
+		case ".", "..":
+			// The kernel looks "." and ".." up in the directory too, which
+			// takes search permission on it, as any other name does.
+			if err := searchable(resolved); err != nil {
+				return "", err
+			}
+			if name == ".." {
+				resolved = filepath.Dir(resolved)
+			}
 			continue
 		}
 		if len(name) > nameMax {

@@ -99,3 +99,17 @@ func longName(p string) bool {
 	}
 	return false
 }
+
+// searchable reports whether this process may look names up in dir
+// (search permission, for its effective ids), as the kernel checks for
+// every component of a path, "." and ".." included.
+func searchable(dir string) error {
+	if dir == "/" {
+		return nil
+	}
+	err := unix.Faccessat(unix.AT_FDCWD, dir, unix.X_OK, unix.AT_EACCESS)
+	if err == unix.EACCES {
+		return err
+	}
+	return nil // anything else is for the next lookup to say
+}

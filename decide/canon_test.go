@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -162,24 +163,60 @@ func TestCanonicalizeLinkLimit(t *testing.T) {
 }
 
 // TestCanonicalizeEACCES: a directory on the way that cannot be searched is
-// an error, not a missing name.
+// an error, not a missing name, also when the path only passes through it
+// with "." or ".." (the kernel looks those up in it too). Root searches
+// every directory, so as root the checks run in a child as nobody.
 func TestCanonicalizeEACCES(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root searches every directory")
+	through := []string{"locked/inner/f", "locked/../f2", "locked/.", "locked/inner/../../f2"}
+	if ws := os.Getenv("PICKET_EACCES_WS"); ws != "" {
+		for _, p := range through {
+			if _, _, err := decide.Canonicalize(p, ws, ws); !errors.Is(err, syscall.EACCES) {
+				t.Errorf("Canonicalize(%s) error = %v, want EACCES", p, err)
+			}
+		}
+		return
 	}
 	tr := newTree(t)
 	tr.file("ws/locked/inner/f")
+	tr.file("ws/f2")
 	if err := os.Chmod(filepath.Join(tr.ws, "locked"), 0); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(tr.ws, "locked"), 0o755) })
-	_, _, err := decide.Canonicalize("locked/inner/f", tr.ws, tr.home)
-	if !errors.Is(err, syscall.EACCES) {
-		t.Errorf("Canonicalize(locked/inner/f) error = %v, want EACCES", err)
+	if os.Geteuid() == 0 {
+		asNobody(t, tr)
+		return
+	}
+	for _, p := range through {
+		if _, _, err := decide.Canonicalize(p, tr.ws, tr.home); !errors.Is(err, syscall.EACCES) {
+			t.Errorf("Canonicalize(%s) error = %v, want EACCES", p, err)
+		}
 	}
 	s := tr.spec()
 	d := decide.Check(tr.compile(s), decide.Read, "locked/inner/f", tr.ws, -1)
 	denied(decide.LayerBoundary, decide.RuleCanonicalize).check(t, "Check(read locked/inner/f)", d)
+}
+
+// asNobody runs TestCanonicalizeEACCES's checks on tr as uid 65534: the
+// test binary is copied where nobody may run it, and the way to tr opened.
+func asNobody(t *testing.T, tr *tree) {
+	bin := filepath.Join(t.TempDir(), "decide.test")
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin)), tr.dir, filepath.Dir(tr.dir), tr.ws} {
+		os.Chmod(d, 0o755)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestCanonicalizeEACCES$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "PICKET_EACCES_WS="+tr.ws)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the checks as nobody failed: %v\n%s", err, out)
+	}
 }
 
 func TestLexical(t *testing.T) {
