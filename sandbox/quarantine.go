@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,12 +49,13 @@ var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
 
 // quarantinable reports whether a file named name in directory d (not a
 // directory itself) is one only the person may create: a policy file; what
-// Claude Code loads from a subdirectory's .claude (see [claudeLoads]);
-// git's commondir anywhere but in a worktree's git dir, where git worktree
-// add writes it (it points git at another directory's config and hooks,
-// and with HEAD beside it makes a git dir of any directory; mandatory for
-// the file tools, but only a glob, as a directory placeholder there breaks
-// git); and what makes git run code the next time the person uses it
+// Claude Code loads from a subdirectory's .claude (see [claudeLoads]), or
+// a .claude or its skills, commands or agents that is a symlink to them;
+// git's commondir beside HEAD, but not in a worktree's git dir, where git
+// worktree add writes it (it points git at another directory's config and
+// hooks, and makes a git dir of its directory; mandatory for the file
+// tools, but only a glob, as a directory placeholder there breaks git);
+// and what makes git run code the next time the person uses it
 // there, which mandatory globs name but no mount can keep from being made:
 // a git dir's config or config.worktree, a hook (not a .sample, which git
 // never runs), a hooks that is a symlink, and a gitfile pointing git at a
@@ -62,11 +64,15 @@ func quarantinable(d, name string, gitDir bool) bool {
 	switch {
 	case policyNames[name], name == ".git":
 		return true
+	case name == ".claude":
+		return true // not a directory: a symlink to skills or commands elsewhere
+	case filepath.Base(d) == ".claude" && slices.Contains(decide.NestedClaudeDirs, name):
+		return true // the same, one level down
 	case name == "commondir":
-		// Anywhere but a worktree's git dir: HEAD beside a commondir makes a
-		// git dir of any directory, reading the config and hooks of the one
-		// it names.
-		return !strings.Contains(d, "/.git/worktrees/")
+		// Beside HEAD, but not in a worktree's git dir: it makes a git dir
+		// of any directory, reading the config and hooks of the one it
+		// names.
+		return gitDir && !strings.Contains(d, "/.git/worktrees/")
 	case name == "hooks":
 		// A hooks that is not a directory (the entry is one a walk of
 		// directories would not enter): a symlink sending git to hooks
@@ -93,19 +99,24 @@ func claudeLoads(d string) bool {
 	return false
 }
 
-// isGitDir reports whether git would take d as a git dir: a .git, one of
-// the git dirs kept below one, or a bare repository (HEAD beside objects
-// and refs), which git uses when started inside it.
+// isGitDir reports whether git would take d as a git dir: a .git, or a
+// directory holding what one holds (see [gitDirNames]): a bare repository,
+// a submodule's or a worktree's git dir.
 func isGitDir(d string) bool {
-	if filepath.Base(d) == ".git" || strings.Contains(d, "/.git/") {
+	if filepath.Base(d) == ".git" {
 		return true
 	}
-	for _, n := range []string{"HEAD", "objects", "refs"} {
-		if _, err := os.Lstat(filepath.Join(d, n)); err != nil {
-			return false
-		}
-	}
-	return true
+	return gitDirNames(func(n string) bool {
+		_, err := os.Lstat(filepath.Join(d, n))
+		return err == nil
+	})
+}
+
+// gitDirNames reports whether a directory holding the names has says yes
+// to is one git uses as a git dir: HEAD beside objects and refs, or beside
+// a commondir naming the directory that has them.
+func gitDirNames(has func(string) bool) bool {
+	return has("HEAD") && (has("objects") && has("refs") || has("commondir"))
 }
 
 // Quarantined is a policy file the command created and picket moved; Err
@@ -138,12 +149,13 @@ func ReportQuarantined(w io.Writer, m Quarantined) {
 // directories of stamps that changed. complete is false when the budget
 // ran out before every new directory was read.
 func quarantine(stamps []dirStamp, protect []string, start time.Time) (moved []Quarantined, complete bool) {
-	q := quarantiner{start: start, known: map[string]bool{}, stamped: map[string]bool{}, budget: quarantineBudget}
+	q := quarantiner{start: start, known: map[string]bool{}, stamped: map[string]bool{}, wasGit: map[string]bool{}, budget: quarantineBudget}
 	for _, f := range protect {
 		q.known[f] = true
 	}
 	for _, d := range stamps {
 		q.stamped[d.Path] = true
+		q.wasGit[d.Path] = d.Git
 	}
 	for _, d := range stamps {
 		fi, err := os.Stat(d.Path)
@@ -160,6 +172,7 @@ type quarantiner struct {
 	start   time.Time
 	known   map[string]bool // protected when the command started
 	stamped map[string]bool // walked when the plan was made
+	wasGit  map[string]bool // git dirs when the plan was made
 	budget  int
 	moved   []Quarantined
 }
@@ -204,15 +217,12 @@ func (q *quarantiner) dir(d string, fresh bool) {
 	}
 }
 
-// becameGitDir reports whether d's HEAD, which makes it a bare repository
-// with objects and refs beside it, changed since the start. (Git's own work
-// in a repository, a gc or a fetch, changes objects and refs, not HEAD.)
+// becameGitDir reports whether the command made d a git dir: it is one
+// now, and the walk's stamp of it, taken before the command, says it was
+// not (a directory no walk stamped counts as made). A .git's files are
+// judged on their own.
 func (q *quarantiner) becameGitDir(d string) bool {
-	if filepath.Base(d) == ".git" || strings.Contains(d, "/.git/") {
-		return false // a .git's files are judged on their own
-	}
-	fi, err := os.Lstat(filepath.Join(d, "HEAD"))
-	return err == nil && ctime(fi).After(q.start)
+	return filepath.Base(d) != ".git" && !q.wasGit[d]
 }
 
 func (q *quarantiner) check(p string, fresh bool) {

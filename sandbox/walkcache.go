@@ -32,14 +32,21 @@ type dirStamp struct {
 	Ctime int64  `json:"c"`
 	Ino   uint64 `json:"i"`
 	Names string `json:"n"` // hash of the entries' names and types
+	// Git is whether git took the directory as a git dir when it was
+	// stamped (see [gitDirNames]): one the command makes into a repository
+	// answers for the config it holds.
+	Git bool `json:"g,omitempty"`
 }
 
 func stampOf(path string, fi os.FileInfo, ents []fs.DirEntry) dirStamp {
 	h := sha256.New()
+	names := map[string]bool{}
 	for _, e := range ents {
 		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), e.Type())
+		names[e.Name()] = true
 	}
-	return dirStamp{Path: path, Ctime: ctime(fi).UnixNano(), Ino: inode(fi), Names: hex.EncodeToString(h.Sum(nil)[:12])}
+	git := filepath.Base(path) == ".git" || gitDirNames(func(n string) bool { return names[n] })
+	return dirStamp{Path: path, Ctime: ctime(fi).UnixNano(), Ino: inode(fi), Names: hex.EncodeToString(h.Sum(nil)[:12]), Git: git}
 }
 
 // fresh reports whether the directory still lists what d recorded.
@@ -75,7 +82,7 @@ type cachedWalk struct {
 // walkLogic names the walk's way of matching and bounding; a walk cached
 // by an earlier picket, which may have missed paths this one finds, is not
 // reused.
-const walkLogic = 3
+const walkLogic = 4
 
 func cacheKey(s decide.Spec, root, home string, depth, entries int) string {
 	b, _ := json.Marshal([]any{walkLogic, s.AllowRead, s.DenyRead, s.AllowWrite, s.DenyWrite, s.Mandatory, s.Blocklist,

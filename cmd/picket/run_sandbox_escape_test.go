@@ -773,7 +773,11 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 // add writes, is left alone.
 func TestRunQuarantinesCommondir(t *testing.T) {
 	w := newEscapeWorld(t)
-	os.MkdirAll(filepath.Join(w.ws, ".git", "modules", "sub"), 0o755)
+	// A submodule's git dir, as git makes one.
+	for _, d := range []string{"objects", "refs"} {
+		os.MkdirAll(filepath.Join(w.ws, ".git", "modules", "sub", d), 0o755)
+	}
+	write(t, filepath.Join(w.ws, ".git", "modules", "sub", "HEAD"), "ref: refs/heads/main\n")
 	script := "echo /elsewhere > .git/commondir && echo /elsewhere > .git/modules/sub/commondir && mkdir -p .git/worktrees/wt && echo ../.. > .git/worktrees/wt/commondir"
 	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", script)
 	if code != 0 {
@@ -833,22 +837,49 @@ func TestRunQuarantinesGitConfig(t *testing.T) {
 }
 
 // TestRunQuarantinesConfigOfNewBareRepo: a config written by one command
-// in a plain directory becomes git's once a later command adds HEAD,
-// objects and refs beside it; that later command made the repository, so
-// the config is moved aside then.
+// in a plain directory becomes git's once a later command completes what
+// makes a git dir beside it (in any order); that later command made the
+// repository, so the config is moved aside then.
 func TestRunQuarantinesConfigOfNewBareRepo(t *testing.T) {
-	w := newEscapeWorld(t)
-	steps := []string{
-		`mkdir gd && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > gd/config`,
-		"mkdir gd/objects gd/refs && echo 'ref: refs/heads/main' > gd/HEAD",
-	}
-	for i, step := range steps {
-		if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", step); code != 0 {
-			t.Fatalf("step %d: picket run = %d: %s", i+1, code, stderr)
+	for _, steps := range [][]string{
+		{`mkdir gd && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > gd/config`,
+			"mkdir gd/objects gd/refs && echo 'ref: refs/heads/main' > gd/HEAD"},
+		{`mkdir gd gd/refs && echo 'ref: refs/heads/main' > gd/HEAD && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > gd/config`,
+			"mkdir gd/objects"},
+		{`mkdir gd && echo 'ref: refs/heads/main' > gd/HEAD && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > gd/config`,
+			"mkdir -p c/objects c/refs && echo ../c > gd/commondir"},
+	} {
+		w := newEscapeWorld(t)
+		for i, step := range steps {
+			if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", step); code != 0 {
+				t.Fatalf("step %d: picket run = %d: %s", i+1, code, stderr)
+			}
+		}
+		if _, err := os.Lstat(filepath.Join(w.ws, "gd", "config")); err == nil {
+			t.Errorf("%q: gd/config is still there after gd was made a repository", steps[1])
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(w.ws, "gd", "config")); err == nil {
-		t.Errorf("gd/config is still there after gd was made a repository")
+}
+
+// TestRunKeepsGitBranchesNamedLikeGitFiles: a branch named config or
+// hooks/x is a file under .git/refs, not a git file; using it moves nothing.
+func TestRunKeepsGitBranchesNamedLikeGitFiles(t *testing.T) {
+	w := newEscapeWorld(t)
+	repo := filepath.Join(w.ws, "repo")
+	git := "git -c user.name=a -c user.email=a@b -C " + repo + " "
+	setup := exec.Command("sh", "-c", "git init -q -b main "+repo+" && "+git+"commit -q --allow-empty -m init")
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("git: %v\n%s", err, out)
+	}
+	use := git + "checkout -qb feature/config && " + git + "commit -q --allow-empty -m c && " + git + "checkout -qb hooks/x && " + git + "commit -q --allow-empty -m d"
+	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", use)
+	if code != 0 {
+		t.Fatalf("picket run = %d: %s", code, stderr)
+	}
+	for _, ref := range []string{"refs/heads/feature/config", "refs/heads/hooks/x", "logs/refs/heads/feature/config"} {
+		if _, err := os.Lstat(filepath.Join(repo, ".git", ref)); err != nil {
+			t.Errorf("%s was moved: %v (stderr %q)", ref, err, stderr)
+		}
 	}
 }
 
@@ -858,6 +889,8 @@ func TestRunQuarantinesConfigOfNewBareRepo(t *testing.T) {
 func TestRunQuarantinesNestedClaudeDirs(t *testing.T) {
 	w := newEscapeWorld(t)
 	made := []string{"sub/.claude/skills/pwn/SKILL.md", "sub/deep/.claude/commands/go.md", "sub/.claude/agents/helper.md"}
+	// Links to what Claude Code would load: a skills, and a whole .claude.
+	links := []string{"sub3/.claude/skills", "sub4/.claude"}
 	var script []string
 	for _, p := range made {
 		script = append(script, "mkdir -p "+filepath.Dir(p)+" && echo x > "+p)
@@ -866,9 +899,16 @@ func TestRunQuarantinesNestedClaudeDirs(t *testing.T) {
 			t.Errorf("check write %s = %d %q, want a mandatory deny", p, code, stdout)
 		}
 	}
+	script = append(script, "mkdir -p docs/x cl/commands sub3/.claude sub4 && echo x > docs/x/SKILL.md && echo x > cl/commands/c.md",
+		"ln -s ../../docs sub3/.claude/skills && ln -s ../cl sub4/.claude")
 	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", strings.Join(script, " && "))
 	if code != 0 {
 		t.Fatalf("picket run = %d: %s", code, stderr)
+	}
+	for _, p := range links {
+		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
+			t.Errorf("the symlink %s, made in the sandbox, is still there", p)
+		}
 	}
 	for _, p := range made {
 		if _, err := os.Lstat(filepath.Join(w.ws, p)); err == nil {
@@ -892,7 +932,7 @@ func TestRunKeepsConfigOfRepoInUse(t *testing.T) {
 	}
 	mustGit("init", "-q", "--bare", repo)
 	mustGit("-C", repo, "config", "remote.origin.url", "https://example.com/x.git")
-	use := "echo x | git -C " + repo + " hash-object -w --stdin >/dev/null && git -C " + repo + " gc -q"
+	use := "echo x | git -C " + repo + " hash-object -w --stdin >/dev/null && git -C " + repo + " gc -q && git -C " + repo + " symbolic-ref HEAD refs/heads/trunk"
 	if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", use); code != 0 {
 		t.Fatalf("picket run git gc = %d: %s", code, stderr)
 	}
