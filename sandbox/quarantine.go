@@ -106,17 +106,29 @@ func isGitDir(d string) bool {
 	if filepath.Base(d) == ".git" {
 		return true
 	}
-	return gitDirNames(func(n string) bool {
+	return gitDirNames(d, func(n string) bool {
 		_, err := os.Lstat(filepath.Join(d, n))
 		return err == nil
 	})
 }
 
-// gitDirNames reports whether a directory holding the names has says yes
-// to is one git uses as a git dir: HEAD beside objects and refs, or beside
-// a commondir naming the directory that has them.
-func gitDirNames(has func(string) bool) bool {
-	return has("HEAD") && (has("objects") && has("refs") || has("commondir"))
+// gitDirNames reports whether directory d, holding the names has says yes
+// to, is one git uses as a git dir: HEAD beside objects and refs, or
+// beside a commondir naming the directory that has them. A directory among
+// a repository's refs or logs is not one, whatever its refs are called (a
+// branch named commondir beside refs/remotes/origin/HEAD).
+func gitDirNames(d string, has func(string) bool) bool {
+	if !has("HEAD") || !(has("objects") && has("refs") || has("commondir")) {
+		return false
+	}
+	for p := d; p != "/" && p != "."; p = filepath.Dir(p) {
+		if b := filepath.Base(p); b == "refs" || b == "logs" {
+			if up := filepath.Dir(p); filepath.Base(up) == ".git" || isGitDir(up) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Quarantined is a policy file the command created and picket moved; Err
@@ -192,10 +204,19 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		return
 	}
 	gitDir := isGitDir(d)
-	if gitDir && !fresh && q.becameGitDir(d) {
-		// A config made by an earlier command is the command's too once
-		// this one makes its directory a repository.
-		fresh = true
+	keepConfig := false
+	if gitDir && filepath.Base(d) != ".git" {
+		if q.wasGit[d] {
+			// The person's own repository (a bare mirror, a worktree's git
+			// dir): git rewrites its config for a `git config`, so a new one
+			// is not the command's to lose. (The shell does not hold it;
+			// see the README.)
+			keepConfig = true
+		} else if !fresh {
+			// A config made by an earlier command is the command's too
+			// once this one makes its directory a repository.
+			fresh = true
+		}
 	}
 	for _, e := range ents {
 		if q.budget <= 0 {
@@ -204,7 +225,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		q.budget--
 		p := filepath.Join(d, e.Name())
 		switch {
-		case !e.IsDir() && quarantinable(d, e.Name(), gitDir):
+		case !e.IsDir() && quarantinable(d, e.Name(), gitDir) && !(keepConfig && (e.Name() == "config" || e.Name() == "config.worktree")):
 			q.check(p, fresh)
 		case e.IsDir() && !q.stamped[p]:
 			q.stamped[p] = true
@@ -215,14 +236,6 @@ func (q *quarantiner) dir(d string, fresh bool) {
 			q.dir(p, sub)
 		}
 	}
-}
-
-// becameGitDir reports whether the command made d a git dir: it is one
-// now, and the walk's stamp of it, taken before the command, says it was
-// not (a directory no walk stamped counts as made). A .git's files are
-// judged on their own.
-func (q *quarantiner) becameGitDir(d string) bool {
-	return filepath.Base(d) != ".git" && !q.wasGit[d]
 }
 
 func (q *quarantiner) check(p string, fresh bool) {

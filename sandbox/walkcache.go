@@ -45,7 +45,7 @@ func stampOf(path string, fi os.FileInfo, ents []fs.DirEntry) dirStamp {
 		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), e.Type())
 		names[e.Name()] = true
 	}
-	git := filepath.Base(path) == ".git" || gitDirNames(func(n string) bool { return names[n] })
+	git := filepath.Base(path) == ".git" || gitDirNames(path, func(n string) bool { return names[n] })
 	return dirStamp{Path: path, Ctime: ctime(fi).UnixNano(), Ino: inode(fi), Names: hex.EncodeToString(h.Sum(nil)[:12]), Git: git}
 }
 

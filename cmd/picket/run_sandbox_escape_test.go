@@ -871,12 +871,14 @@ func TestRunKeepsGitBranchesNamedLikeGitFiles(t *testing.T) {
 	if out, err := setup.CombinedOutput(); err != nil {
 		t.Fatalf("git: %v\n%s", err, out)
 	}
-	use := git + "checkout -qb feature/config && " + git + "commit -q --allow-empty -m c && " + git + "checkout -qb hooks/x && " + git + "commit -q --allow-empty -m d"
+	use := git + "checkout -qb feature/config && " + git + "commit -q --allow-empty -m c && " + git + "checkout -qb hooks/x && " + git + "commit -q --allow-empty -m d" +
+		// what a fetch of branches named commondir and config leaves beside origin/HEAD
+		" && " + git + "update-ref refs/remotes/origin/commondir HEAD && " + git + "update-ref refs/remotes/origin/config HEAD && " + git + "symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/config"
 	code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", use)
 	if code != 0 {
 		t.Fatalf("picket run = %d: %s", code, stderr)
 	}
-	for _, ref := range []string{"refs/heads/feature/config", "refs/heads/hooks/x", "logs/refs/heads/feature/config"} {
+	for _, ref := range []string{"refs/heads/feature/config", "refs/heads/hooks/x", "logs/refs/heads/feature/config", "refs/remotes/origin/commondir", "refs/remotes/origin/config"} {
 		if _, err := os.Lstat(filepath.Join(repo, ".git", ref)); err != nil {
 			t.Errorf("%s was moved: %v (stderr %q)", ref, err, stderr)
 		}
@@ -932,7 +934,8 @@ func TestRunKeepsConfigOfRepoInUse(t *testing.T) {
 	}
 	mustGit("init", "-q", "--bare", repo)
 	mustGit("-C", repo, "config", "remote.origin.url", "https://example.com/x.git")
-	use := "echo x | git -C " + repo + " hash-object -w --stdin >/dev/null && git -C " + repo + " gc -q && git -C " + repo + " symbolic-ref HEAD refs/heads/trunk"
+	use := "echo x | git -C " + repo + " hash-object -w --stdin >/dev/null && git -C " + repo + " gc -q && git -C " + repo + " symbolic-ref HEAD refs/heads/trunk" +
+		" && git -C " + repo + " config remote.origin.pushurl https://example.com/push.git"
 	if code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", use); code != 0 {
 		t.Fatalf("picket run git gc = %d: %s", code, stderr)
 	}
