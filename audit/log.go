@@ -162,26 +162,27 @@ func (l *Log) append(line []byte) (err error) {
 		}
 	}()
 	done, err := l.write(line, false)
+	if err == nil && !done {
+		if err := lockExclusive(l.lock); err != nil {
+			return err
+		}
+		_, err = l.write(line, true)
+	}
+	return l.takeBack(err)
+}
+
+// takeBack repairs the log after a short write (see [Log.repair]), under
+// the exclusive lock, and returns err with what the repair could not do.
+func (l *Log) takeBack(err error) error {
 	var short *shortWriteError
-	if errors.As(err, &short) && len(short.wrote) > 0 {
-		if lerr := lockExclusive(l.lock); lerr == nil {
-			if rerr := l.repair(short.wrote); rerr != nil {
-				err = fmt.Errorf("%w; and the part written stays: %v", err, rerr)
-			}
-		}
+	if !errors.As(err, &short) || len(short.wrote) == 0 {
 		return err
 	}
-	if err != nil || done {
+	if lerr := lockExclusive(l.lock); lerr != nil {
 		return err
 	}
-	if err := lockExclusive(l.lock); err != nil {
-		return err
-	}
-	_, err = l.write(line, true)
-	if errors.As(err, &short) && len(short.wrote) > 0 {
-		if rerr := l.repair(short.wrote); rerr != nil {
-			err = fmt.Errorf("%w; and the part written stays: %v", err, rerr)
-		}
+	if rerr := l.repair(short.wrote); rerr != nil {
+		return fmt.Errorf("%w; and the part written stays: %v", err, rerr)
 	}
 	return err
 }

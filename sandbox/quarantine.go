@@ -59,8 +59,9 @@ var policyNames = map[string]bool{"fence.jsonc": true, "fence.json": true}
 // there, which mandatory globs name but no mount can keep from being made:
 // a git dir's config or config.worktree, a hook (not a .sample, which git
 // never runs), a hooks that is a symlink, and a gitfile pointing git at a
-// git dir of the command's choosing. gitDir says whether d is a git dir.
-func quarantinable(d, name string, gitDir bool) bool {
+// git dir of the command's choosing. gitDir says whether d is a git dir;
+// ownConfig, that its config is the person's, whoever rewrote it.
+func quarantinable(d, name string, gitDir, ownConfig bool) bool {
 	switch {
 	case policyNames[name], name == ".git":
 		return true
@@ -79,7 +80,7 @@ func quarantinable(d, name string, gitDir bool) bool {
 		// elsewhere.
 		return gitDir
 	case name == "config", name == "config.worktree":
-		return gitDir
+		return gitDir && !ownConfig
 	case claudeLoads(d):
 		return true
 	}
@@ -204,14 +205,14 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		return
 	}
 	gitDir := isGitDir(d)
-	keepConfig := false
+	ownConfig := false
 	if gitDir && filepath.Base(d) != ".git" {
 		if q.wasGit[d] {
 			// The person's own repository (a bare mirror, a worktree's git
 			// dir): git rewrites its config for a `git config`, so a new one
 			// is not the command's to lose. (The shell does not hold it;
 			// see the README.)
-			keepConfig = true
+			ownConfig = true
 		} else if !fresh {
 			// A config made by an earlier command is the command's too
 			// once this one makes its directory a repository.
@@ -225,7 +226,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		q.budget--
 		p := filepath.Join(d, e.Name())
 		switch {
-		case !e.IsDir() && quarantinable(d, e.Name(), gitDir) && !(keepConfig && (e.Name() == "config" || e.Name() == "config.worktree")):
+		case !e.IsDir() && quarantinable(d, e.Name(), gitDir, ownConfig):
 			q.check(p, fresh)
 		case e.IsDir() && !q.stamped[p]:
 			q.stamped[p] = true
