@@ -38,6 +38,21 @@ type Env struct {
 	// compile the schema on every call. It must be writable only by the
 	// person (picket's state dir, a mandatory write deny).
 	ValidCache string
+	// Observe, when set, is called with each path whose state the loaded
+	// policy keeps, before picket looks at it: a .git or policy file on the
+	// way up, the workspace root, every literal directory of a rule as it
+	// is resolved (also later, when a decision first needs a list). A
+	// caller that keeps a Loaded across calls (picket serve) must load it
+	// again once any of them changes; a hook process, which loads for one
+	// call, leaves it nil.
+	Observe func(path string) `json:"-"`
+}
+
+// observe calls e.Observe, if set.
+func (e Env) observe(p string) {
+	if e.Observe != nil {
+		e.Observe(p)
+	}
 }
 
 // UserConfigDir is the user's fence config dir.
@@ -142,7 +157,9 @@ func discover(env Env) (string, error) {
 	}
 	for dir := env.Cwd; ; dir = filepath.Dir(dir) {
 		for _, name := range []string{"fence.jsonc", "fence.json"} {
-			if f := filepath.Join(dir, name); isFile(f) {
+			f := filepath.Join(dir, name)
+			env.observe(f)
+			if isFile(f) {
 				return f, nil
 			}
 		}
@@ -158,7 +175,9 @@ func discover(env Env) (string, error) {
 
 func userConfig(env Env) string {
 	for _, name := range []string{"fence.jsonc", "fence.json"} {
-		if f := filepath.Join(env.UserConfigDir(), name); isFile(f) {
+		f := filepath.Join(env.UserConfigDir(), name)
+		env.observe(f)
+		if isFile(f) {
 			return f
 		}
 	}
@@ -604,7 +623,7 @@ func workspaceRoot(env Env) string {
 	if env.ProjectDir != "" && filepath.IsAbs(env.ProjectDir) {
 		return filepath.Clean(env.ProjectDir)
 	}
-	if top := GitTop(env.Cwd); top != "" {
+	if top := gitTop(env.Cwd, env.observe); top != "" {
 		return top
 	}
 	return filepath.Clean(env.Cwd)
@@ -612,8 +631,11 @@ func workspaceRoot(env Env) string {
 
 // GitTop returns the nearest directory at or above dir holding a .git entry,
 // or "".
-func GitTop(dir string) string {
+func GitTop(dir string) string { return gitTop(dir, func(string) {}) }
+
+func gitTop(dir string, observe func(string)) string {
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		observe(filepath.Join(d, ".git"))
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
@@ -625,11 +647,13 @@ func GitTop(dir string) string {
 
 // caseInsensitiveFS probes dir's filesystem: it is case-insensitive when
 // the upper- and lower-cased spellings of dir name the same file.
-func caseInsensitiveFS(dir string) bool {
+func caseInsensitiveFS(dir string, observe func(string)) bool {
 	up, low := strings.ToUpper(dir), strings.ToLower(dir)
 	if up == low {
 		return false
 	}
+	observe(up)
+	observe(low)
 	a, err1 := os.Stat(up)
 	b, err2 := os.Stat(low)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)

@@ -125,7 +125,7 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 		spec.DefaultDenyRead = true
 	}
 	spec.Origin = chain[len(chain)-1].name
-	spec.CaseInsensitive = fold.on || fold.probes() && caseInsensitiveFS(root)
+	spec.CaseInsensitive = fold.on || fold.probes() && caseInsensitiveFS(root, env.observe)
 	if fold.src != "" {
 		spec.Sources["picket.caseInsensitive"] = fold.src
 	}
@@ -152,7 +152,7 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 		AuditPath: auditPath, Executable: env.Executable, PolicyFiles: names,
 		AllowGitConfig: spec.AllowGitConfig,
 	})
-	p, err := Compile(spec)
+	p, err := compile(spec, env.observe)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Origin, err)
 	}

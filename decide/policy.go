@@ -135,7 +135,7 @@ func (l *lazySet) get() *ruleSet {
 
 // prepare checks rules and arranges for their index to be built on first
 // use.
-func (l *lazySet) prepare(rules []Rule, root, home string, fold, deny bool) error {
+func (l *lazySet) prepare(rules []Rule, root, home string, fold, deny bool, observe func(string)) error {
 	written := make([]*pattern, len(rules))
 	for i, r := range rules {
 		pt, err := writtenPattern(r, root, home, fold)
@@ -146,7 +146,7 @@ func (l *lazySet) prepare(rules []Rule, root, home string, fold, deny bool) erro
 		written[i] = pt
 	}
 	l.build = func() *ruleSet {
-		canon := newCanonCache()
+		canon := newCanonCache(observe)
 		resolveDir := canon.dir
 		if !deny {
 			resolveDir = canon.allowDir(root)
@@ -194,7 +194,11 @@ func (p Policy) WithMode(m Mode) Policy {
 // canonicalized against the filesystem, so a rule on a symlinked directory
 // also matches the resolved path. A pattern that cannot compile is an error
 // naming it: no rule is ever dropped.
-func Compile(s Spec) (Policy, error) {
+func Compile(s Spec) (Policy, error) { return compile(s, func(string) {}) }
+
+// compile is Compile telling observe of each path it resolves, now or
+// when a list is first needed (see [Env.Observe]).
+func compile(s Spec, observe func(string)) (Policy, error) {
 	if !filepath.IsAbs(s.Root) {
 		return Policy{}, fmt.Errorf("workspace root %q is not absolute", s.Root)
 	}
@@ -203,7 +207,7 @@ func Compile(s Spec) (Policy, error) {
 		return Policy{}, err
 	}
 	s.Mode = mode
-	canon := newCanonCache()
+	canon := newCanonCache(observe)
 	root := canon.dir(s.Root)
 	c := &compiled{root: root, perm: map[*pattern]Permission{}, denyExt: map[string]string{}}
 	if s.CaseInsensitive {
@@ -229,10 +233,10 @@ func Compile(s Spec) (Policy, error) {
 			deny  bool
 		}{&c.system, systemReadRules(s.Home), "system", false})
 	} else {
-		c.system.prepare(nil, root, s.Home, false, false)
+		c.system.prepare(nil, root, s.Home, false, false, observe)
 	}
 	for _, set := range sets {
-		if err := set.dst.prepare(set.rules, root, s.Home, s.CaseInsensitive, set.deny); err != nil {
+		if err := set.dst.prepare(set.rules, root, s.Home, s.CaseInsensitive, set.deny, observe); err != nil {
 			return Policy{}, fmt.Errorf("%s: %w", set.field, err)
 		}
 	}
@@ -298,7 +302,8 @@ func compilePerms(perms []Permission, root, home string, fold bool, into map[*pa
 // Compile, sharing lstat results: most patterns share their leading
 // directories (home, the workspace root).
 type canonCache struct {
-	stats map[string]lstatResult
+	stats   map[string]lstatResult
+	observe func(string) // told of each path before its first lstat
 }
 
 type lstatResult struct {
@@ -306,12 +311,15 @@ type lstatResult struct {
 	err error
 }
 
-func newCanonCache() *canonCache { return &canonCache{stats: map[string]lstatResult{}} }
+func newCanonCache(observe func(string)) *canonCache {
+	return &canonCache{stats: map[string]lstatResult{}, observe: observe}
+}
 
 func (c *canonCache) lstat(p string) (fs.FileInfo, error) {
 	if r, ok := c.stats[p]; ok {
 		return r.fi, r.err
 	}
+	c.observe(p)
 	fi, err := os.Lstat(p)
 	c.stats[p] = lstatResult{fi, err}
 	return fi, err

@@ -41,10 +41,17 @@ func (c *cli) policyEnv(cwd, config string) (decide.Env, error) {
 // directory) and --config, validating every file of the chain. It refuses
 // a chain with a file a sandboxed command may have written.
 func (c *cli) loadPolicy(cwd, config string) (*decide.Loaded, error) {
+	return c.loadPolicyObserved(cwd, config, nil)
+}
+
+// loadPolicyObserved is loadPolicy telling observe of every path the
+// loaded policy depends on (see [decide.Env.Observe]), for a cache.
+func (c *cli) loadPolicyObserved(cwd, config string, observe func(string)) (*decide.Loaded, error) {
 	env, err := c.policyEnv(cwd, config)
 	if err != nil {
 		return nil, err
 	}
+	env.Observe = observe
 	loaded, err := decide.Load(env)
 	if err != nil {
 		return nil, err

@@ -13,13 +13,17 @@ import (
 )
 
 // policyCache keeps the resolved policy of each working directory while
-// none of the files it came from changes: each place discovery looks
-// (fence.jsonc and fence.json in cwd and every parent, the user's fence
-// config) and every file of the chain. On Linux an inotify [watcher] sees
-// the changes, and a lookup only drains its queue; a path it cannot watch,
-// or every path elsewhere, is stat-checked on every lookup. Either way an
-// edit, a persisted grant or a new fence.jsonc applies to the very next
-// call.
+// nothing it came from changes: each place discovery looks (fence.jsonc
+// and fence.json in cwd and every parent, the user's fence config), every
+// file of the chain, and every path the policy was resolved against (a
+// .git on the way up, the workspace root, each component of a rule's
+// literal directory, also those resolved later when a decision first
+// needs a list; see [decide.Env.Observe]). On Linux an inotify [watcher]
+// sees the changes, and a lookup only drains its queue; a path it cannot
+// watch, or every path elsewhere, is stat-checked on every lookup. Either
+// way an edit, a persisted grant, a new fence.jsonc or a symlink made
+// where a rule's directory was applies to the very next call, as it does
+// to a fresh `picket check`.
 type policyCache struct {
 	c     *cli
 	w     *watcher // nil: stat everything
@@ -50,6 +54,22 @@ type snapshot struct {
 	gen    uint64
 	stamps []stamp
 	racy   bool
+
+	mu       sync.Mutex
+	observed []stamp // paths resolved against that could not be watched, as lstat saw them
+}
+
+// observe is the snapshot's [decide.Env.Observe]: it watches p before the
+// policy looks at it, so any later change shows in the generation, or
+// notes p's state to be compared on every lookup.
+func (sn *snapshot) observe(p string) {
+	if sn.w.watchEntry(p) {
+		return
+	}
+	st := lstatFile(p)
+	sn.mu.Lock()
+	sn.observed = append(sn.observed, stamp{p, st})
+	sn.mu.Unlock()
 }
 
 type stamp struct {
@@ -69,6 +89,15 @@ type fileState struct {
 func statFile(path string) fileState {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
+		return fileState{}
+	}
+	return fileState{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
+}
+
+// lstatFile is statFile for the entry itself: a symlink is not followed.
+func lstatFile(path string) fileState {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
 		return fileState{}
 	}
 	return fileState{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
@@ -121,7 +150,7 @@ func (pc *policyCache) get(cwd string) (*decide.Loaded, error) {
 	// loading again with it stamped.
 	for range 3 {
 		next := pc.stampAll(paths)
-		loaded, err := pc.c.loadPolicy(cwd, "")
+		loaded, err := pc.c.loadPolicyObserved(cwd, "", next.observe)
 		if err != nil {
 			sl.cur.Store(nil)
 			return nil, err
@@ -193,6 +222,13 @@ func (sn *snapshot) fresh() bool {
 	}
 	for _, s := range sn.stamps {
 		if statFile(s.path) != s.st {
+			return false
+		}
+	}
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	for _, s := range sn.observed {
+		if lstatFile(s.path) != s.st {
 			return false
 		}
 	}

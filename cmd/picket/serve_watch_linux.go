@@ -28,12 +28,19 @@ type watcher struct {
 	buf        []byte
 }
 
-// watchedDir is one inotify watch: changes to names in it matter.
+// watchedDir is one inotify watch: any change to names in it matters
+// (policy files), and a change of the entry itself (made, removed,
+// renamed, its mode or owner changed) to entries (paths the policy was
+// resolved against, whose content does not matter).
 type watchedDir struct {
-	path  string
-	wd    int32
-	names map[string]bool
+	path    string
+	wd      int32
+	names   map[string]bool
+	entries map[string]bool
 }
+
+// entryMask are the events that change what an entry is.
+const entryMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_ATTRIB | unix.IN_MOVED_FROM | unix.IN_MOVED_TO
 
 const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB |
 	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR
@@ -52,7 +59,13 @@ func newWatcher() *watcher {
 // way that does not exist yet is watched from its nearest existing parent,
 // for the name that would create it. It reports false when path cannot be
 // watched (the caller stats it instead).
-func (w *watcher) watch(path string) bool {
+func (w *watcher) watch(path string) bool { return w.watchAs(path, true) }
+
+// watchEntry is watch for a path whose content does not matter, only
+// what the entry is: a file rewritten in place does not count.
+func (w *watcher) watchEntry(path string) bool { return w.watchAs(path, false) }
+
+func (w *watcher) watchAs(path string, content bool) bool {
 	if w == nil {
 		return false
 	}
@@ -60,7 +73,7 @@ func (w *watcher) watch(path string) bool {
 	defer w.mu.Unlock()
 	for p := filepath.Clean(path); ; {
 		dir, name := filepath.Dir(p), filepath.Base(p)
-		err := w.add(dir, name)
+		err := w.add(dir, name, content)
 		switch {
 		case err == nil:
 			return true
@@ -68,10 +81,11 @@ func (w *watcher) watch(path string) bool {
 			return false
 		}
 		p = dir
+		content = false // a missing parent matters by its making
 	}
 }
 
-func (w *watcher) add(dir, name string) error {
+func (w *watcher) add(dir, name string, content bool) error {
 	d := w.dirs[dir]
 	if d == nil {
 		wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
@@ -79,12 +93,16 @@ func (w *watcher) add(dir, name string) error {
 			return err
 		}
 		if d = w.byWD[int32(wd)]; d == nil { // the same dir by another name
-			d = &watchedDir{path: dir, wd: int32(wd), names: map[string]bool{}}
+			d = &watchedDir{path: dir, wd: int32(wd), names: map[string]bool{}, entries: map[string]bool{}}
 			w.byWD[d.wd] = d
 		}
 		w.dirs[dir] = d
 	}
-	d.names[name] = true
+	if content {
+		d.names[name] = true
+	} else {
+		d.entries[name] = true
+	}
 	return nil
 }
 
@@ -153,7 +171,7 @@ func (w *watcher) events(b []byte) {
 		case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
 			w.gen.Add(1)
 			w.forget(d)
-		case name == "" || d.names[name]:
+		case name == "" || d.names[name] || d.entries[name] && ev.Mask&entryMask != 0:
 			w.gen.Add(1)
 		}
 	}

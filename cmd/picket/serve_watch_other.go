@@ -12,6 +12,8 @@ func newWatcher() *watcher { return nil }
 
 func (w *watcher) watch(string) bool { return false }
 
+func (w *watcher) watchEntry(string) bool { return false }
+
 func (w *watcher) poll() uint64 { return 0 }
 
 func (w *watcher) current() uint64 { return 0 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// TestServeCacheSeesResolution: a kept policy follows the filesystem it was
+// resolved against, as a fresh `picket check` does. A rule's directory
+// that appears as a symlink, or is pointed elsewhere, moves the rule to
+// the new target at the next call; a .git made below the old top moves the
+// workspace root. Both with inotify and with stat checks only.
+func TestServeCacheSeesResolution(t *testing.T) {
+	for _, watched := range []bool{true, false} {
+		name := "inotify"
+		if !watched {
+			name = "stat"
+		}
+		t.Run(name, func(t *testing.T) {
+			// Outside the temp dir, which the code template makes writable.
+			root := sandboxScratch(t)
+			h := &hookProject{t: t, dir: filepath.Join(root, "project"), home: filepath.Join(root, "home")}
+			h.write(".git/HEAD", "ref: refs/heads/main\n")
+			h.write("src/main.go", "package main\n")
+			h.write("fence.jsonc", `{"extends": "code", "filesystem": {"denyRead": ["~/secrets/**"]}}`)
+			os.MkdirAll(h.home, 0o755)
+			data := filepath.Join(root, "data")
+			for _, d := range []string{"x", "y"} {
+				h.write(filepath.Join(data, d, "key"), "k\n")
+			}
+			// No CLAUDE_PROJECT_DIR: the root is the working directory's git top.
+			env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"),
+				"XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
+			pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+			if !watched {
+				pc.w = nil
+			}
+			settle()
+			sub := filepath.Join(h.dir, "src")
+			allowed := func(access decide.Access, path string) bool {
+				t.Helper()
+				l, err := pc.get(sub)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return decide.Check(l.Policy, access, path, sub, 0).Allow
+			}
+			link := filepath.Join(h.home, "secrets")
+			xkey, ykey := filepath.Join(data, "x", "key"), filepath.Join(data, "y", "key")
+			if !allowed(decide.Read, xkey) {
+				t.Fatalf("read %s denied before ~/secrets existed", xkey)
+			}
+			if err := os.Symlink(filepath.Join(data, "x"), link); err != nil {
+				t.Fatal(err)
+			}
+			if allowed(decide.Read, xkey) {
+				t.Errorf("read %s allowed after ~/secrets became a link to it", xkey)
+			}
+			// Pointed elsewhere by a rename over it, as tools do.
+			tmp := link + ".new"
+			if err := os.Symlink(filepath.Join(data, "y"), tmp); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, link); err != nil {
+				t.Fatal(err)
+			}
+			if allowed(decide.Read, ykey) || !allowed(decide.Read, xkey) {
+				t.Errorf("after ~/secrets moved to y: read y allowed %v, x allowed %v; want false, true",
+					allowed(decide.Read, ykey), allowed(decide.Read, xkey))
+			}
+			os.Remove(link)
+			if !allowed(decide.Read, ykey) {
+				t.Errorf("read %s denied after ~/secrets went", ykey)
+			}
+
+			// The workspace root follows a .git made in the working directory.
+			other := filepath.Join(h.dir, "other.txt")
+			if !allowed(decide.Write, other) {
+				t.Fatalf("write %s denied inside the workspace", other)
+			}
+			if err := os.Mkdir(filepath.Join(sub, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if allowed(decide.Write, other) {
+				t.Errorf("write %s allowed after src/.git made src the workspace", other)
+			}
+		})
+	}
+}
