@@ -69,7 +69,7 @@ func detectSequence(input []byte) (hasSeq bool, width int, msg Msg) {
 		}
 	}
 	// Is this an unknown CSI sequence?
-	if loc := unknownCSIRe.FindIndex(input); loc != nil {
+	if loc := unknownCSIRe().FindIndex(input); loc != nil {
 		return true, loc[1], unknownCSISequenceMsg(input[:loc[1]])
 	}
 
