@@ -49,6 +49,13 @@ func (c *cli) headless(loaded *decide.Loaded) bool {
 	return c.noPrompt || c.getenv("CI") != "" || loaded.Settings.Prompt.Surface == tui.SurfaceOff
 }
 
+// mayAsk reports whether block d of a call in session may be put to a
+// person at all: it is grantable, the hook is not headless, the call has
+// a session.
+func (c *cli) mayAsk(loaded *decide.Loaded, session string, d decide.Decision) bool {
+	return d.Grantable() && !c.headless(loaded) && session != ""
+}
+
 // askGrant turns a grantable block into a question for the person, when one
 // can be reached, and carries out the answer: a session grant, or a
 // persisted allow entry after the person's explicit confirmation.
@@ -83,7 +90,7 @@ func (c *cli) askGrant(loaded *decide.Loaded, call grantCall, d decide.Decision)
 // returns false, final is the block's outcome. `picket hook` and `picket
 // serve` both go through here, so a turn is limited the same way by either.
 func (c *cli) promptable(loaded *decide.Loaded, call grantCall, d decide.Decision) (turn grants.TurnState, final grantOutcome, ok bool) {
-	if !d.Grantable() || c.headless(loaded) || call.session == "" {
+	if !c.mayAsk(loaded, call.session, d) {
 		return turn, grantOutcome{decision: "block"}, false
 	}
 	batchAfter := cmpOr(loaded.Settings.Prompt.BatchAfter, defaultBatchAfter)

@@ -63,7 +63,11 @@ func runHook(c *cli, args []string) int {
 		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("unknown agent %q", *agent))))
 		return 0
 	}
-	done := make(chan []byte, 1)
+	type answer struct {
+		out   []byte
+		start func() // starts the resident server, once answered
+	}
+	done := make(chan answer, 1)
 	extend := make(chan time.Duration, 4)
 	c.extend = func(d time.Duration) {
 		select {
@@ -74,25 +78,36 @@ func runHook(c *cli, args []string) int {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("internal error: %v", r)))
+				done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("internal error: %v", r)))}
 			}
 		}()
 		in, err := io.ReadAll(io.LimitReader(c.stdin, hook.MaxEvent+1))
 		if err != nil {
-			done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("failed to read the event: %w", err)))
+			done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("failed to read the event: %w", err)))}
+			return
+		}
+		out, start, status := c.askResident(args, in)
+		switch {
+		case status == residentAnswered:
+			done <- answer{out: out}
+			return
+		case status == residentMissed && c.getenv("PICKET_RESIDENT") == "require":
+			done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", errors.New("PICKET_RESIDENT=require, and no resident hook server answered")))}
 			return
 		}
 		c.recoverQuarantine()
-		done <- c.claudeEvent(in)
+		done <- answer{out: c.claudeEvent(in), start: start}
 	}()
 	var out []byte
+	var start func()
 	var why string // set when picket answered on its own; said after the answer
 	timer := time.NewTimer(*deadline)
 	defer timer.Stop()
 wait:
 	for {
 		select {
-		case out = <-done:
+		case a := <-done:
+			out, start = a.out, a.start
 			break wait
 		case s := <-interrupted:
 			select { // the prompt gives the terminal back; its answer is not waited for
@@ -114,6 +129,9 @@ wait:
 	c.stdout.Write(out)
 	if why != "" {
 		c.errorf("%s", why)
+	}
+	if start != nil {
+		start()
 	}
 	return 0
 }
@@ -184,6 +202,10 @@ func (c *cli) claudePreToolUse(ev hook.ClaudeEvent) []byte {
 	case v.d.Allow:
 		return nil
 	}
+	if c.inServer && c.mayAsk(loaded, call.Session, v.d) {
+		c.needLocal = true // the hook process asks
+		return nil
+	}
 	outcome := c.askGrant(loaded, grantCallOf(call), v.d)
 	c.audit(loaded, grantEntry(v.entry, outcome))
 	if outcome.allow {
@@ -225,6 +247,9 @@ func (c *cli) claudePostToolUse(ev hook.ClaudeEvent) {
 func (c *cli) eventPolicy(ev hook.ClaudeEvent) (*decide.Loaded, error) {
 	if !filepath.IsAbs(ev.Cwd) {
 		return nil, fmt.Errorf("event cwd %q is not an absolute path", ev.Cwd)
+	}
+	if c.policies != nil {
+		return c.policies(filepath.Clean(ev.Cwd))
 	}
 	return c.loadPolicy(ev.Cwd, "")
 }

@@ -121,7 +121,13 @@ func runHookCLI(t testing.TB, env []string, payload string, args ...string) hook
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(append([]string{"hook"}, args...), env, strings.NewReader(payload), &stdout, &stderr)
-	a := hookAnswer{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return parseHookAnswer(t, code, stdout.Bytes(), stderr.String())
+}
+
+// parseHookAnswer reads what a hook printed, checking its shape.
+func parseHookAnswer(t testing.TB, code int, stdout []byte, stderr string) hookAnswer {
+	t.Helper()
+	a := hookAnswer{code: code, stdout: string(stdout), stderr: stderr}
 	if a.stdout == "" {
 		return a
 	}
@@ -133,7 +139,7 @@ func runHookCLI(t testing.TB, env []string, payload string, args ...string) hook
 		}
 		SystemMessage string
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+	if err := json.Unmarshal(stdout, &out); err != nil {
 		t.Fatalf("hook stdout is not one JSON object: %v\n%s", err, a.stdout)
 	}
 	if strings.Count(strings.TrimSuffix(a.stdout, "\n"), "\n") != 0 {

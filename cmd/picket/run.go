@@ -35,6 +35,14 @@ type cli struct {
 	// shellPrefix marks a run for Claude Code's CLAUDE_CODE_SHELL_PREFIX,
 	// where no one can add --unsandboxed.
 	shellPrefix bool
+	// policies, when set, gives the policy for a working directory from a
+	// cache (the resident hook server) instead of loading it.
+	policies func(cwd string) (*decide.Loaded, error)
+	// inServer marks a hook event answered by the resident server, which
+	// cannot ask the person; needLocal is set when the call must go back
+	// to the hook process for that (see [cli.mayAsk]), before anything
+	// about the call was noted or logged.
+	inServer, needLocal bool
 }
 
 // extendDeadline gives the running hook d more time from now.

@@ -107,6 +107,9 @@ func newPolicyCache(c *cli) *policyCache {
 	return &policyCache{c: c, w: newWatcher(), slots: map[string]*cacheSlot{}}
 }
 
+// close releases the cache's watcher; the cache must not be used after.
+func (pc *policyCache) close() { pc.w.close() }
+
 func (pc *policyCache) slot(cwd string) *cacheSlot {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()

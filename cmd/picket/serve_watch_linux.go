@@ -106,6 +106,13 @@ func (w *watcher) add(dir, name string, content bool) error {
 	return nil
 }
 
+// close releases the inotify instance.
+func (w *watcher) close() {
+	if w != nil {
+		unix.Close(w.fd)
+	}
+}
+
 // poll reads the events queued so far and returns the generation: it grows
 // with every change to a watched name, and with anything that loses track
 // (a watched directory gone or moved, an event queue overflow).
