@@ -355,3 +355,18 @@ func TestResidentWorld(t *testing.T) {
 		cmd.Wait()
 	}
 }
+
+// FuzzResidentRequest: the server's reading of a request never panics,
+// and what the hook encodes reads back as sent.
+func FuzzResidentRequest(f *testing.F) {
+	f.Add(uint32(0o22), "hook", "HOME=/h", []byte(`{"hook_event_name":"PreToolUse"}`))
+	f.Add(uint32(0), "", "", []byte{})
+	f.Fuzz(func(t *testing.T, umask uint32, arg, env string, event []byte) {
+		decodeResident(event) // arbitrary bytes on the socket
+		req := residentRequest{Umask: int(umask & 0o777), Args: []string{arg}, Env: []string{env, arg}}
+		got, ev, ok := decodeResident(encodeResident(req, event))
+		if !ok || got.Umask != req.Umask || !slices.Equal(got.Args, req.Args) || !slices.Equal(got.Env, req.Env) || !bytes.Equal(ev, event) {
+			t.Fatalf("round trip of %+v, %q: got %+v, %q, %v", req, event, got, ev, ok)
+		}
+	})
+}
