@@ -142,21 +142,23 @@ func (c *cli) residentSocket() string {
 	if !residentAllowed || c.getenv("PICKET_RESIDENT") == "off" || c.getenv("HOME") == "" {
 		return ""
 	}
-	st, ok := selfExe()
-	if !ok {
+	exe := selfExe()
+	if !exe.ok {
 		return ""
 	}
-	return residentSocketPath(st, c.stateDir(), c.getenv("XDG_RUNTIME_DIR"))
+	return residentSocketPath(exe.path, exe.st, c.stateDir(), c.getenv("XDG_RUNTIME_DIR"))
 }
 
-// residentSocketPath names the socket of the server for executable exe
-// and state dir: in the state dir's resident/, or, when that path is too
-// long for a socket, in $XDG_RUNTIME_DIR/picket (the user's own, 0700);
-// "" when neither will do. The name is a hash of the executable file's
-// identity (a new build gets a new server) and of the state dir.
-func residentSocketPath(exe unix.Stat_t, stateDir, runtimeDir string) string {
+// residentSocketPath names the socket of the server for the executable at
+// path (st its stat) and the state dir: in the state dir's resident/, or,
+// when that path is too long for a socket, in $XDG_RUNTIME_DIR/picket (the
+// user's own, 0700); "" when neither will do. The name is a hash of the
+// executable file's identity (a new build gets a new server), of its path
+// (a hard link has a server of its own, whose mandatory denies name that
+// path) and of the state dir.
+func residentSocketPath(path string, st unix.Stat_t, stateDir, runtimeDir string) string {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d:%d:%d:%d.%d:%s", exe.Dev, exe.Ino, exe.Size, exe.Mtim.Sec, exe.Mtim.Nsec, stateDir)
+	fmt.Fprintf(h, "%d:%d:%d:%d.%d:%s\x00%s", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, path, stateDir)
 	name := fmt.Sprintf("hook-%016x.sock", h.Sum64())
 	for _, dir := range []string{filepath.Join(stateDir, "resident"), filepath.Join(runtimeDir, "picket")} {
 		if sock := filepath.Join(dir, name); filepath.IsAbs(dir) && len(sock) < len(unix.RawSockaddrUnix{}.Path) {
@@ -219,10 +221,15 @@ func (c *cli) askResident(args []string, in []byte) (out []byte, start func(), s
 	return stdout, nil, residentAnswered
 }
 
-// selfExe is the stat of this process's executable file, taken once.
-var selfExe = sync.OnceValues(func() (unix.Stat_t, bool) {
-	var st unix.Stat_t
-	return st, unix.Stat("/proc/self/exe", &st) == nil
+// selfExe is this process's executable file, looked up once.
+var selfExe = sync.OnceValue(func() (e struct {
+	path string
+	st   unix.Stat_t
+	ok   bool
+}) {
+	path, err := os.Executable()
+	e.path, e.ok = path, err == nil && unix.Stat("/proc/self/exe", &e.st) == nil
+	return e
 })
 
 // trustedServer reports whether the peer of fd is a process of this user
@@ -233,11 +240,11 @@ func trustedServer(fd int) bool {
 		return false
 	}
 	var theirs unix.Stat_t
-	mine, ok := selfExe()
-	if !ok || unix.Stat("/proc/"+strconv.Itoa(int(cred.Pid))+"/exe", &theirs) != nil {
+	mine := selfExe()
+	if !mine.ok || unix.Stat("/proc/"+strconv.Itoa(int(cred.Pid))+"/exe", &theirs) != nil {
 		return false
 	}
-	return theirs.Dev == mine.Dev && theirs.Ino == mine.Ino
+	return theirs.Dev == mine.st.Dev && theirs.Ino == mine.st.Ino
 }
 
 func writeAll(fd int, b []byte) error {

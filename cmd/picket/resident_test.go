@@ -88,7 +88,7 @@ func (r *residentRig) startServer(h *hookProject) string {
 	if err := unix.Stat(r.bin, &st); err != nil {
 		r.t.Fatal(err)
 	}
-	return residentSocketPath(st, filepath.Join(h.state, "picket"), r.runtime)
+	return residentSocketPath(realPath(r.t, r.bin), st, filepath.Join(h.state, "picket"), r.runtime)
 }
 
 // normalize spells h's directories as $P, $H and $S, and the directory
@@ -207,7 +207,7 @@ func TestResidentUntrustedServer(t *testing.T) {
 	if err := unix.Stat(rig.bin, &st); err != nil {
 		t.Fatal(err)
 	}
-	sock := residentSocketPath(st, filepath.Join(h.state, "picket"), rig.runtime)
+	sock := residentSocketPath(realPath(t, rig.bin), st, filepath.Join(h.state, "picket"), rig.runtime)
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -369,4 +369,15 @@ func FuzzResidentRequest(f *testing.F) {
 			t.Fatalf("round trip of %+v, %q: got %+v, %q, %v", req, event, got, ev, ok)
 		}
 	})
+}
+
+// realPath is p with its symlinks resolved, as the kernel names an
+// executable.
+func realPath(t testing.TB, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

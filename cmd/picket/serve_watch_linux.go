@@ -13,13 +13,19 @@ import (
 )
 
 // watcher turns changes to the policy files (and to the places discovery
-// looks) into a generation number, with inotify. Polling it is one
+// looks), and any mount or unmount, into a generation number, with inotify
+// and /proc/self/mountinfo. Polling it is one
 // non-blocking read, where stat-checking every place would be a dozen
 // syscalls per request.
 type watcher struct {
-	fd  int
-	mu  sync.Mutex
-	gen atomic.Uint64
+	fd int
+	// mounts is /proc/self/mountinfo, which polls as changed after a
+	// mount or unmount in this mount namespace: inotify sees neither, and
+	// a mount can put another policy, or another directory, where a
+	// cached one was read.
+	mounts int
+	mu     sync.Mutex
+	gen    atomic.Uint64
 	// afterReads: the serve loop polls after every read of its input
 	// (see [watcher.afterRead]), so a lookup needs no syscall of its own.
 	afterReads atomic.Bool
@@ -52,7 +58,22 @@ func newWatcher() *watcher {
 	if err != nil {
 		return nil
 	}
-	return &watcher{fd: fd, dirs: map[string]*watchedDir{}, byWD: map[int32]*watchedDir{}, buf: make([]byte, 64<<10)}
+	mounts, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(fd)
+		return nil // without it, a mount would go unseen: stat everything
+	}
+	w := &watcher{fd: fd, mounts: mounts, dirs: map[string]*watchedDir{}, byWD: map[int32]*watchedDir{}, buf: make([]byte, 64<<10)}
+	w.mountsChanged() // the first poll reports the table as new
+	return w
+}
+
+// mountsChanged reports whether a mount or unmount happened in this
+// mount namespace since it was last asked (or it cannot tell).
+func (w *watcher) mountsChanged() bool {
+	fds := []unix.PollFd{{Fd: int32(w.mounts), Events: unix.POLLPRI}}
+	n, err := unix.Poll(fds, 0)
+	return err != nil || n > 0 && fds[0].Revents&(unix.POLLPRI|unix.POLLERR|unix.POLLNVAL) != 0
 }
 
 // watch makes a change to path show in the generation. A directory on the
@@ -110,6 +131,7 @@ func (w *watcher) add(dir, name string, content bool) error {
 func (w *watcher) close() {
 	if w != nil {
 		unix.Close(w.fd)
+		unix.Close(w.mounts)
 	}
 }
 
@@ -122,6 +144,9 @@ func (w *watcher) poll() uint64 {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.mountsChanged() {
+		w.gen.Add(1)
+	}
 	for {
 		n, err := unix.Read(w.fd, w.buf)
 		if err != nil || n <= 0 {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// TestServeCacheSeesMounts: a mount or unmount, which inotify does not
+// report, is a change too: a bind mount that puts another policy where the
+// kept one was read applies at the next call.
+func TestServeCacheSeesMounts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting takes root")
+	}
+	root := sandboxScratch(t)
+	target := filepath.Join(root, "target", "t")
+	h := &hookProject{t: t, dir: filepath.Join(root, "mp", "proj"), home: filepath.Join(root, "home")}
+	h.write(target, "t\n")
+	h.write(filepath.Join(root, "mp", "proj", "fence.jsonc"), `{"extends": "code"}`)
+	h.write(filepath.Join(root, "other", "proj", "fence.jsonc"), `{"extends": "code", "filesystem": {"denyRead": ["`+filepath.Dir(target)+`/**"]}}`)
+	os.MkdirAll(h.home, 0o755)
+	env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
+	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+	defer pc.close()
+	settle()
+	allowed := func() bool {
+		t.Helper()
+		l, err := pc.get(h.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decide.Check(l.Policy, decide.Read, target, h.dir, 0).Allow
+	}
+	if !allowed() {
+		t.Fatalf("read %s denied before the mount", target)
+	}
+	mp := filepath.Join(root, "mp")
+	if err := unix.Mount(filepath.Join(root, "other"), mp, "", unix.MS_BIND, ""); err != nil {
+		t.Skipf("bind mount: %v", err)
+	}
+	mounted := true
+	defer func() {
+		if mounted {
+			unix.Unmount(mp, unix.MNT_DETACH)
+		}
+	}()
+	if allowed() {
+		t.Errorf("read %s allowed after a mount put a policy denying it in place", target)
+	}
+	if err := unix.Unmount(mp, 0); err != nil {
+		t.Fatal(err)
+	}
+	mounted = false
+	if !allowed() {
+		t.Errorf("read %s denied after the unmount", target)
+	}
+}
