@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -89,5 +90,85 @@ func TestServeCacheSeesResolution(t *testing.T) {
 				t.Errorf("write %s allowed after src/.git made src the workspace", other)
 			}
 		})
+	}
+}
+
+// TestServeCacheFollowsRenames: a kept policy follows a symlink on the
+// working directory's path pointed elsewhere, and a directory above a
+// watched one renamed, so an edit made afterwards still applies (review
+// findings against an inotify watch made through the old path).
+func TestServeCacheFollowsRenames(t *testing.T) {
+	for _, watched := range []bool{true, false} {
+		for _, projectDir := range []bool{false, true} {
+			name := map[bool]string{true: "inotify", false: "stat"}[watched] + map[bool]string{true: "/project-dir", false: ""}[projectDir]
+			t.Run(name, func(t *testing.T) {
+				root := sandboxScratch(t)
+				h := &hookProject{t: t, dir: filepath.Join(root, "proj"), home: filepath.Join(root, "home")}
+				for _, d := range []string{"proj", "other"} {
+					h.write(filepath.Join(root, d, "src", "f.txt"), "f\n")
+				}
+				os.MkdirAll(h.home, 0o755)
+				cwd := filepath.Join(root, "cwd")
+				if err := os.Symlink("proj", cwd); err != nil {
+					t.Fatal(err)
+				}
+				env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
+				if projectDir {
+					env = append(env, "CLAUDE_PROJECT_DIR="+h.dir)
+				}
+				pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+				defer pc.close()
+				if !watched {
+					pc.w = nil
+				}
+				allowed := func(cwd, path string) bool {
+					t.Helper()
+					settle()
+					l, err := pc.get(cwd)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return decide.Check(l.Policy, decide.Read, path, cwd, 0).Allow
+				}
+				otherF := filepath.Join(root, "other", "src", "f.txt")
+				if !allowed(cwd, otherF) {
+					t.Fatalf("read %s denied with no policy", otherF)
+				}
+				// The working directory's link is pointed at other/, then a
+				// policy appears there.
+				tmp := cwd + ".new"
+				os.Symlink("other", tmp)
+				if err := os.Rename(tmp, cwd); err != nil {
+					t.Fatal(err)
+				}
+				allowed(cwd, otherF)
+				h.write(filepath.Join(root, "other", "fence.jsonc"), `{"extends": "code", "filesystem": {"denyRead": ["`+filepath.Join(root, "other", "src")+`/**"]}}`)
+				if allowed(cwd, otherF) {
+					t.Errorf("read %s allowed after other/fence.jsonc denied it (cwd through a link pointed at other/)", otherF)
+				}
+
+				// A project moved aside and put back as a copy: an edit of the
+				// copy's policy applies.
+				ws := filepath.Join(root, "ws", "proj")
+				h.write(filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
+				h.write(filepath.Join(ws, "src", "f.txt"), "f\n")
+				h.write(filepath.Join(ws, "fence.jsonc"), `{"extends": "code"}`)
+				wsF := filepath.Join(ws, "src", "f.txt")
+				if !allowed(ws, wsF) {
+					t.Fatalf("read %s denied", wsF)
+				}
+				if err := os.Rename(filepath.Join(root, "ws"), filepath.Join(root, "ws_old")); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command("cp", "-a", filepath.Join(root, "ws_old"), filepath.Join(root, "ws")).CombinedOutput(); err != nil {
+					t.Fatalf("cp: %v\n%s", err, out)
+				}
+				allowed(ws, wsF)
+				h.write(filepath.Join(ws, "fence.jsonc"), `{"extends": "code", "filesystem": {"denyRead": ["`+filepath.Join(ws, "src")+`/**"]}}`)
+				if allowed(ws, wsF) {
+					t.Errorf("read %s allowed after the copied project's fence.jsonc denied it", wsF)
+				}
+			})
+		}
 	}
 }

@@ -26,6 +26,9 @@ type watcher struct {
 	mounts int
 	mu     sync.Mutex
 	gen    atomic.Uint64
+	// stale is set by any change: the watches are dropped before the next
+	// is made (see dropAll).
+	stale bool
 	// afterReads: the serve loop polls after every read of its input
 	// (see [watcher.afterRead]), so a lookup needs no syscall of its own.
 	afterReads atomic.Bool
@@ -92,18 +95,50 @@ func (w *watcher) watchAs(path string, content bool) bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.stale {
+		w.dropAll()
+	}
 	for p := filepath.Clean(path); ; {
 		dir, name := filepath.Dir(p), filepath.Base(p)
 		err := w.add(dir, name, content)
 		switch {
 		case err == nil:
-			return true
+			return w.watchAbove(dir)
 		case dir == p || !(errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR)):
 			return false
 		}
 		p = dir
 		content = false // a missing parent matters by its making
 	}
+}
+
+// watchAbove watches every directory from dir up for the name its parent
+// gives it. A watch is made through the path as spelled then: a symlink
+// on the way pointed elsewhere, or a directory above renamed, leaves it on
+// a directory the path no longer names, and that change shows only here.
+func (w *watcher) watchAbove(dir string) bool {
+	for d := dir; ; {
+		parent := filepath.Dir(d)
+		if parent == d {
+			return true
+		}
+		if w.add(parent, filepath.Base(d), false) != nil {
+			return false
+		}
+		d = parent
+	}
+}
+
+// dropAll removes every watch: after a change, a path may name another
+// directory than the one its watch was made on, so the next watches are
+// made afresh.
+func (w *watcher) dropAll() {
+	for wd := range w.byWD {
+		unix.InotifyRmWatch(w.fd, uint32(wd))
+	}
+	clear(w.byWD)
+	clear(w.dirs)
+	w.stale = false
 }
 
 func (w *watcher) add(dir, name string, content bool) error {
@@ -145,7 +180,7 @@ func (w *watcher) poll() uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.mountsChanged() {
-		w.gen.Add(1)
+		w.changed()
 	}
 	for {
 		n, err := unix.Read(w.fd, w.buf)
@@ -198,15 +233,22 @@ func (w *watcher) events(b []byte) {
 		d := w.byWD[ev.Wd]
 		switch {
 		case ev.Mask&unix.IN_Q_OVERFLOW != 0:
-			w.gen.Add(1)
+			w.changed()
 		case d == nil:
 		case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
-			w.gen.Add(1)
+			w.changed()
 			w.forget(d)
 		case name == "" || d.names[name] || d.entries[name] && ev.Mask&entryMask != 0:
-			w.gen.Add(1)
+			w.changed()
 		}
 	}
+}
+
+// changed moves the generation on; the watches are made again before
+// the next one (w.mu held).
+func (w *watcher) changed() {
+	w.gen.Add(1)
+	w.stale = true
 }
 
 // forget drops a watch whose directory is gone, so the next watch of a
