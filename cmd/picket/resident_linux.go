@@ -521,14 +521,28 @@ type world struct {
 
 func worldOf(proc string, groups []int, gid uint32) world {
 	w := world{gid: gid, groups: groupKey(groups)}
+	dir, err := unix.Open(proc, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return w
+	}
+	defer unix.Close(dir)
 	var err1, err2 error
-	w.mnt, err1 = os.Readlink(proc + "/ns/mnt")
-	w.user, err2 = os.Readlink(proc + "/ns/user")
+	w.mnt, err1 = readlinkat(dir, "ns/mnt")
+	w.user, err2 = readlinkat(dir, "ns/user")
 	var st unix.Stat_t
-	err3 := unix.Stat(proc+"/root", &st)
+	err3 := unix.Fstatat(dir, "root", &st, 0)
 	w.rootDev, w.rootIno = st.Dev, st.Ino
 	w.ok = err1 == nil && err2 == nil && err3 == nil
 	return w
+}
+
+func readlinkat(dir int, name string) (string, error) {
+	buf := make([]byte, 128)
+	n, err := unix.Readlinkat(dir, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
 }
 
 // selfWorld is the server's own world.
