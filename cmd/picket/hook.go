@@ -49,11 +49,8 @@ func runHook(c *cli, args []string) int {
 	signal.Ignore(hookSignals...)
 	interrupted := make(chan os.Signal, 1)
 	c.interrupted = interrupted
-	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs, agent, deadline := c.hookFlags()
 	fs.SetOutput(c.stderr)
-	agent := fs.String("agent", "claude", "the agent whose event is on stdin (claude)")
-	deadline := fs.Duration("deadline", hookDeadline, "deny a file tool call not decided within this time")
-	fs.BoolVar(&c.noPrompt, "headless", false, "never prompt: every block is final (also when CI is set)")
 	if err := fs.Parse(args); err != nil {
 		// A usage error must still not let a file tool through.
 		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", errors.New("bad hook arguments"))))
@@ -134,6 +131,16 @@ wait:
 		start()
 	}
 	return 0
+}
+
+// hookFlags are the hook's flags; --headless sets c.noPrompt. The
+// resident server reads a hook's arguments with them too.
+func (c *cli) hookFlags() (fs *flag.FlagSet, agent *string, deadline *time.Duration) {
+	fs = flag.NewFlagSet("hook", flag.ContinueOnError)
+	agent = fs.String("agent", "claude", "the agent whose event is on stdin (claude)")
+	deadline = fs.Duration("deadline", hookDeadline, "deny a file tool call not decided within this time")
+	fs.BoolVar(&c.noPrompt, "headless", false, "never prompt: every block is final (also when CI is set)")
+	return fs, agent, deadline
 }
 
 // claudeEvent handles one Claude Code event and returns what to print.

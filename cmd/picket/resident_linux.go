@@ -462,11 +462,8 @@ func (s *residentServer) serve(fd int) {
 		answer(residentLocal, nil, nil)
 		return
 	}
-	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs, agent, _ := c.hookFlags()
 	fs.SetOutput(io.Discard)
-	agent := fs.String("agent", "claude", "")
-	fs.Duration("deadline", hookDeadline, "")
-	fs.BoolVar(&c.noPrompt, "headless", false, "")
 	if fs.Parse(req.Args) != nil || *agent != "claude" {
 		answer(residentLocal, nil, nil)
 		return

@@ -86,18 +86,14 @@ type fileState struct {
 	mtime, ctime unix.Timespec
 }
 
-func statFile(path string) fileState {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return fileState{}
-	}
-	return fileState{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
-}
+func statFile(path string) fileState { return stateOf(unix.Stat, path) }
 
 // lstatFile is statFile for the entry itself: a symlink is not followed.
-func lstatFile(path string) fileState {
+func lstatFile(path string) fileState { return stateOf(unix.Lstat, path) }
+
+func stateOf(stat func(string, *unix.Stat_t) error, path string) fileState {
 	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
+	if err := stat(path, &st); err != nil {
 		return fileState{}
 	}
 	return fileState{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
