@@ -39,9 +39,10 @@ type Env struct {
 	// person (picket's state dir, a mandatory write deny).
 	ValidCache string
 	// Observe, when set, is called with each path whose state the loaded
-	// policy keeps, before picket looks at it: a .git or policy file on the
-	// way up, the workspace root, every literal directory of a rule as it
-	// is resolved (also later, when a decision first needs a list). A
+	// policy keeps, before picket looks at it: a .git on the way up, every
+	// entry on the way to each policy file looked for or read (through
+	// symlinks), the workspace root, every literal directory of a rule as
+	// it is resolved (also later, when a decision first needs a list). A
 	// caller that keeps a Loaded across calls (picket serve) must load it
 	// again once any of them changes; a hook process, which loads for one
 	// call, leaves it nil.
@@ -53,6 +54,20 @@ func (e Env) observe(p string) {
 	if e.Observe != nil {
 		e.Observe(p)
 	}
+}
+
+// observeWay tells e.Observe of every entry the kernel looks at to open
+// the file at p: each directory on the way, and, through each symlink,
+// each entry on the way to where it points (a ~/.config/fence linked into
+// a dotfiles checkout whose current version is itself a link).
+func (e Env) observeWay(p string) {
+	if e.Observe == nil || !filepath.IsAbs(p) {
+		return
+	}
+	resolve(p, func(q string) (fs.FileInfo, error) {
+		e.Observe(q)
+		return os.Lstat(q)
+	})
 }
 
 // UserConfigDir is the user's fence config dir.
@@ -158,7 +173,7 @@ func discover(env Env) (string, error) {
 	for dir := env.Cwd; ; dir = filepath.Dir(dir) {
 		for _, name := range []string{"fence.jsonc", "fence.json"} {
 			f := filepath.Join(dir, name)
-			env.observe(f)
+			env.observeWay(f)
 			if isFile(f) {
 				return f, nil
 			}
@@ -176,7 +191,7 @@ func discover(env Env) (string, error) {
 func userConfig(env Env) string {
 	for _, name := range []string{"fence.jsonc", "fence.json"} {
 		f := filepath.Join(env.UserConfigDir(), name)
-		env.observe(f)
+		env.observeWay(f)
 		if isFile(f) {
 			return f
 		}
@@ -308,6 +323,7 @@ func (r *resolver) read(name string) (*source, error) {
 		}
 		s.src = src
 	} else {
+		r.env.observeWay(name)
 		var err error
 		if s.src, s.id, err = ReadPolicyFile(name); err != nil {
 			return nil, err

@@ -172,3 +172,74 @@ func TestServeCacheFollowsRenames(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCacheFollowsLinkedPolicies: the user's fence config and an
+// extends target reached through a symlink whose target goes through
+// another link (a dotfiles checkout switched with ln -sfn) are followed
+// when that inner link is pointed elsewhere.
+func TestServeCacheFollowsLinkedPolicies(t *testing.T) {
+	for _, watched := range []bool{true, false} {
+		t.Run(map[bool]string{true: "inotify", false: "stat"}[watched], func(t *testing.T) {
+			root := sandboxScratch(t)
+			h := &hookProject{t: t, dir: filepath.Join(root, "proj"), home: filepath.Join(root, "home")}
+			f := h.write(filepath.Join(root, "proj", "src", "f.txt"), "f\n")
+			g := h.write(filepath.Join(root, "proj", "lib", "g.txt"), "g\n")
+			h.write(filepath.Join(root, "proj", ".git", "HEAD"), "ref: refs/heads/main\n")
+			deny := func(p string) string {
+				return `{"extends": "code", "filesystem": {"denyRead": ["` + filepath.Dir(p) + `/**"]}}`
+			}
+			// ~/.config/fence -> ../../dots/cur/fence, dots/cur -> v1.
+			h.write(filepath.Join(root, "dots", "v1", "fence", "fence.jsonc"), `{"extends": "code"}`)
+			h.write(filepath.Join(root, "dots", "v2", "fence", "fence.jsonc"), deny(f))
+			// A second project whose policy extends ../shared/base.jsonc,
+			// shared -> lib/cur/shared, lib/cur -> v1.
+			other := filepath.Join(root, "other")
+			h.write(filepath.Join(other, ".git", "HEAD"), "ref: refs/heads/main\n")
+			h.write(filepath.Join(other, "fence.jsonc"), `{"extends": "../shared/base.jsonc"}`)
+			h.write(filepath.Join(root, "libs", "v1", "shared", "base.jsonc"), `{"extends": "code"}`)
+			h.write(filepath.Join(root, "libs", "v2", "shared", "base.jsonc"), deny(g))
+			links := [][2]string{{"v1", filepath.Join(root, "dots", "cur")}, {"../../dots/cur/fence", filepath.Join(h.home, ".config", "fence")},
+				{"v1", filepath.Join(root, "libs", "cur")}, {"libs/cur/shared", filepath.Join(root, "shared")}}
+			for _, l := range links {
+				os.MkdirAll(filepath.Dir(l[1]), 0o755)
+				if err := os.Symlink(l[0], l[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state")}
+			pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+			defer pc.close()
+			if !watched {
+				pc.w = nil
+			}
+			allowed := func(cwd, path string) bool {
+				t.Helper()
+				settle()
+				l, err := pc.get(cwd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return decide.Check(l.Policy, decide.Read, path, cwd, 0).Allow
+			}
+			// No fence.jsonc in proj: the user config is the policy.
+			if !allowed(h.dir, f) || !allowed(other, g) {
+				t.Fatal("denied before the switch")
+			}
+			relink := func(target, link string) {
+				tmp := link + ".new"
+				os.Symlink(target, tmp)
+				if err := os.Rename(tmp, link); err != nil {
+					t.Fatal(err)
+				}
+			}
+			relink("v2", filepath.Join(root, "dots", "cur"))
+			if allowed(h.dir, f) {
+				t.Errorf("read %s allowed after the user config's checkout switched to one denying it", f)
+			}
+			relink("v2", filepath.Join(root, "libs", "cur"))
+			if allowed(other, g) {
+				t.Errorf("read %s allowed after the extends target's checkout switched to one denying it", g)
+			}
+		})
+	}
+}
