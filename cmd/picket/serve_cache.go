@@ -56,7 +56,7 @@ type snapshot struct {
 	racy   bool
 
 	mu       sync.Mutex
-	observed []stamp // paths resolved against that could not be watched, as lstat saw them
+	observed []stamp // paths resolved against that could not be watched (see entryState)
 }
 
 // observe is the snapshot's [decide.Env.Observe]: it watches p before the
@@ -66,7 +66,7 @@ func (sn *snapshot) observe(p string) {
 	if sn.w.watchEntry(p) {
 		return
 	}
-	st := lstatFile(p)
+	st := entryState(p)
 	sn.mu.Lock()
 	sn.observed = append(sn.observed, stamp{p, st})
 	sn.mu.Unlock()
@@ -88,8 +88,18 @@ type fileState struct {
 
 func statFile(path string) fileState { return stateOf(unix.Stat, path) }
 
-// lstatFile is statFile for the entry itself: a symlink is not followed.
-func lstatFile(path string) fileState { return stateOf(unix.Lstat, path) }
+// entryState is what tells one entry from another where only what a path
+// resolves to matters: the entry itself (a symlink is not followed), its
+// identity and mode, and for a symlink its times and length, which change
+// only when it is made again. A directory's times change with every file
+// made in it, which changes nothing a path resolves to.
+func entryState(path string) fileState {
+	st := stateOf(unix.Lstat, path)
+	if st.mode&unix.S_IFMT != unix.S_IFLNK {
+		st.size, st.mtime, st.ctime = 0, unix.Timespec{}, unix.Timespec{}
+	}
+	return st
+}
 
 func stateOf(stat func(string, *unix.Stat_t) error, path string) fileState {
 	var st unix.Stat_t
@@ -227,7 +237,7 @@ func (sn *snapshot) fresh() bool {
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	for _, s := range sn.observed {
-		if lstatFile(s.path) != s.st {
+		if entryState(s.path) != s.st {
 			return false
 		}
 	}
