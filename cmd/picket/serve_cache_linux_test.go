@@ -61,3 +61,52 @@ func TestServeCacheSeesMounts(t *testing.T) {
 		t.Errorf("read %s denied after the unmount", target)
 	}
 }
+
+// TestServeCacheNewDirAfterChange: a working directory first looked up
+// while a change to another's policy is queued keeps watching its own
+// policy file. The change makes the watches be made again, which must not
+// drop those the new directory's snapshot was just taken with: an edit in
+// place after it applies at the next call.
+func TestServeCacheNewDirAfterChange(t *testing.T) {
+	root := sandboxScratch(t)
+	proj := filepath.Join(root, "proj")
+	sub := filepath.Join(proj, "sub")
+	target := filepath.Join(proj, "README.md")
+	fence := filepath.Join(proj, "fence.jsonc")
+	h := &hookProject{t: t, dir: proj, home: filepath.Join(root, "home")}
+	h.write(target, "hi\n")
+	h.write(fence, `{"extends": "code"}`)
+	os.MkdirAll(sub, 0o755)
+	os.MkdirAll(h.home, 0o755)
+	env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
+	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+	defer pc.close()
+	settle()
+	allowed := func(cwd string) bool {
+		t.Helper()
+		l, err := pc.get(cwd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decide.Check(l.Policy, decide.Read, target, cwd, 0).Allow
+	}
+	if !allowed(proj) {
+		t.Fatalf("read %s denied before the edit", target)
+	}
+	// Rewritten in place, as an editor may: seen only as a modification.
+	edit := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(fence, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		settle()
+	}
+	edit(`{"extends": "code" }`)
+	if !allowed(sub) {
+		t.Fatalf("read %s denied from %s", target, sub)
+	}
+	edit(`{"extends": "code", "filesystem": {"denyRead": ["` + target + `"]}}`)
+	if allowed(sub) {
+		t.Errorf("read %s allowed from %s after the policy was edited to deny it", target, sub)
+	}
+}

@@ -131,7 +131,10 @@ func (w *watcher) watchAbove(dir string) bool {
 
 // dropAll removes every watch: after a change, a path may name another
 // directory than the one its watch was made on, so the next watches are
-// made afresh.
+// made afresh. The generation moves on: a snapshot taken since the change
+// was polled (one for a directory first looked up then, or being loaded)
+// was stamped with the watches dropped here, and nothing watches its
+// files now.
 func (w *watcher) dropAll() {
 	for wd := range w.byWD {
 		unix.InotifyRmWatch(w.fd, uint32(wd))
@@ -139,6 +142,7 @@ func (w *watcher) dropAll() {
 	clear(w.byWD)
 	clear(w.dirs)
 	w.stale = false
+	w.gen.Add(1)
 }
 
 func (w *watcher) add(dir, name string, content bool) error {
