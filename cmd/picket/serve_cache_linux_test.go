@@ -110,3 +110,42 @@ func TestServeCacheNewDirAfterChange(t *testing.T) {
 		t.Errorf("read %s allowed from %s after the policy was edited to deny it", target, sub)
 	}
 }
+
+// TestServeCacheSeesHardLinkedPolicy: a policy file that is a hard link
+// of a file elsewhere (a dotfiles checkout) changes when that other name
+// is written; the edit applies at the next call.
+func TestServeCacheSeesHardLinkedPolicy(t *testing.T) {
+	root := sandboxScratch(t)
+	proj := filepath.Join(root, "proj")
+	target := filepath.Join(proj, "README.md")
+	other := filepath.Join(root, "dotfiles", "fence.jsonc")
+	h := &hookProject{t: t, dir: proj, home: filepath.Join(root, "home")}
+	h.write(target, "hi\n")
+	h.write(other, `{"extends": "code"}`)
+	if err := os.Link(other, filepath.Join(proj, "fence.jsonc")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(h.home, 0o755)
+	env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
+	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+	defer pc.close()
+	settle()
+	allowed := func() bool {
+		t.Helper()
+		l, err := pc.get(proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decide.Check(l.Policy, decide.Read, target, proj, 0).Allow
+	}
+	if !allowed() {
+		t.Fatalf("read %s denied before the edit", target)
+	}
+	if err := os.WriteFile(other, []byte(`{"extends": "code", "filesystem": {"denyRead": ["`+target+`"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if allowed() {
+		t.Errorf("read %s allowed after %s, a hard link of the policy, was edited to deny it", target, other)
+	}
+}

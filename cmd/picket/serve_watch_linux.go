@@ -103,6 +103,9 @@ func (w *watcher) watchAs(path string, content bool) bool {
 		err := w.add(dir, name, content)
 		switch {
 		case err == nil:
+			if content {
+				w.addSelf(p)
+			}
 			return w.watchAbove(dir)
 		case dir == p || !(errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR)):
 			return false
@@ -164,6 +167,25 @@ func (w *watcher) add(dir, name string, content bool) error {
 		d.entries[name] = true
 	}
 	return nil
+}
+
+// addSelf watches the file at p itself: a write through another hard
+// link of it shows in no directory watched here. A file that is missing
+// is watched from its directory only, for its making.
+func (w *watcher) addSelf(p string) {
+	if w.dirs[p] != nil {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(w.fd, p, watchMask&^unix.IN_ONLYDIR)
+	if err != nil {
+		return
+	}
+	d := w.byWD[int32(wd)]
+	if d == nil {
+		d = &watchedDir{path: p, wd: int32(wd), names: map[string]bool{}, entries: map[string]bool{}}
+		w.byWD[d.wd] = d
+	}
+	w.dirs[p] = d
 }
 
 // close releases the inotify instance.
