@@ -45,8 +45,8 @@ import (
 // either in a directory of the user's that only the user may enter; the
 // hook talks only to a server of its own user running its own executable
 // file (SO_PEERCRED, /proc/PID/exe), and the server answers only a hook of
-// its own user, groups, mount and user namespaces and root (so not one in
-// a sandbox), whose umask it takes for the call.
+// its own user, groups, mount and user namespaces, root and capabilities
+// (so not one in a sandbox), whose umask it takes for the call.
 
 // residentTimeout bounds one exchange with the server; past it the hook
 // decides by itself (within its own deadline).
@@ -506,13 +506,16 @@ func (s *residentServer) cache(c *cli) *policyCache {
 }
 
 // world is what decides how a process sees the files: its groups, mount
-// and user namespaces and root directory (its user is checked apart).
+// and user namespaces, root directory and effective capabilities (root
+// without CAP_DAC_OVERRIDE cannot search a directory of another user's);
+// its user is checked apart.
 type world struct {
 	gid       uint32
 	groups    string
 	mnt, user string
 	rootDev   uint64
 	rootIno   uint64
+	caps      string
 	ok        bool
 }
 
@@ -529,8 +532,30 @@ func worldOf(proc string, groups []int, gid uint32) world {
 	var st unix.Stat_t
 	err3 := unix.Fstatat(dir, "root", &st, 0)
 	w.rootDev, w.rootIno = st.Dev, st.Ino
-	w.ok = err1 == nil && err2 == nil && err3 == nil
+	var err4 error
+	w.caps, err4 = capEff(dir)
+	w.ok = err1 == nil && err2 == nil && err3 == nil && err4 == nil
 	return w
+}
+
+// capEff is the effective capabilities line of the status file in the
+// /proc directory dir.
+func capEff(dir int) (string, error) {
+	fd, err := unix.Openat(dir, "status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	b, err := readAll(fd, 64<<10)
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", errors.New("no CapEff in status")
 }
 
 func readlinkat(dir int, name string) (string, error) {

@@ -317,7 +317,8 @@ func TestResidentLifecycle(t *testing.T) {
 }
 
 // TestResidentWorld: the server answers only a hook that sees the files as
-// it does; one in another mount or user namespace decides by itself.
+// it does; one in another mount or user namespace, or with other
+// capabilities, decides by itself.
 func TestResidentWorld(t *testing.T) {
 	w := selfWorld()
 	groups, err := unix.Getgroups()
@@ -333,23 +334,29 @@ func TestResidentWorld(t *testing.T) {
 	if w.admits(os.Getpid(), uint32(os.Getegid()), append(slices.Clone(groups), 4242)) {
 		t.Error("another group list is admitted")
 	}
-	for _, args := range [][]string{{"--mount"}, {"--user", "--map-root-user"}} {
-		cmd := exec.Command("unshare", append(args, "sleep", "10")...)
+	runs := [][]string{{"unshare", "--mount"}, {"unshare", "--user", "--map-root-user"}}
+	if os.Geteuid() == 0 {
+		// Root without CAP_DAC_OVERRIDE: a directory of another user's
+		// that the server can search, the hook cannot.
+		runs = append(runs, []string{"setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"})
+	}
+	for _, args := range runs {
+		cmd := exec.Command(args[0], append(args[1:], "sleep", "10")...)
 		if err := cmd.Start(); err != nil {
-			t.Logf("unshare %v: %v", args, err)
+			t.Logf("%v: %v", args, err)
 			continue
 		}
 		pid := cmd.Process.Pid
-		// Wait until unshare has made the namespace and exec'd sleep.
+		// Wait until unshare or setpriv has done its work and exec'd sleep.
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
 				break
 			}
 		}
 		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); strings.TrimSpace(string(b)) != "sleep" {
-			t.Logf("unshare %v did not run (not permitted here?)", args)
+			t.Logf("%v did not run (not permitted here?)", args)
 		} else if w.admits(pid, uint32(os.Getegid()), groups) {
-			t.Errorf("a process in another namespace (unshare %v) is admitted", args)
+			t.Errorf("a process in another world (%v) is admitted", args)
 		}
 		cmd.Process.Kill()
 		cmd.Wait()
