@@ -443,12 +443,14 @@ func (s *residentServer) serve(fd int) {
 	if err != nil || int(cred.Uid) != os.Geteuid() {
 		return
 	}
-	if !s.self.sees(fd, cred) {
-		answer(residentLocal, nil, nil)
-		return
-	}
+	// The request is read before anything is answered: a reply to a hook
+	// whose request is still unread is lost to a reset connection.
 	raw, err := readAll(fd, hook.MaxEvent+1<<20)
 	if err != nil {
+		return
+	}
+	if !s.self.sees(fd, cred) {
+		answer(residentLocal, nil, nil)
 		return
 	}
 	req, in, ok := decodeResident(raw)
@@ -506,16 +508,18 @@ func (s *residentServer) cache(c *cli) *policyCache {
 }
 
 // world is what decides how a process sees the files: its groups, mount
-// and user namespaces, root directory and effective capabilities (root
-// without CAP_DAC_OVERRIDE cannot search a directory of another user's);
-// its user is checked apart.
+// and user namespaces, root directory, effective capabilities (root
+// without CAP_DAC_OVERRIDE cannot search a directory of another user's),
+// user and group ids and security (AppArmor, SELinux) label; its user is
+// checked apart.
 type world struct {
 	gid       uint32
 	groups    string
 	mnt, user string
 	rootDev   uint64
 	rootIno   uint64
-	caps      string
+	rights    string
+	label     string
 	ok        bool
 }
 
@@ -533,14 +537,17 @@ func worldOf(proc string, groups []int, gid uint32) world {
 	err3 := unix.Fstatat(dir, "root", &st, 0)
 	w.rootDev, w.rootIno = st.Dev, st.Ino
 	var err4 error
-	w.caps, err4 = capEff(dir)
+	w.rights, err4 = fileRights(dir)
+	w.label = securityLabel(dir)
 	w.ok = err1 == nil && err2 == nil && err3 == nil && err4 == nil
 	return w
 }
 
-// capEff is the effective capabilities line of the status file in the
-// /proc directory dir.
-func capEff(dir int) (string, error) {
+// fileRights is what the status file in the /proc directory dir says of the
+// process's rights to files: its effective capabilities, and its user and
+// group ids (real, effective, saved and filesystem: setfsuid changes only
+// the last, which the kernel checks files with).
+func fileRights(dir int) (string, error) {
 	fd, err := unix.Openat(dir, "status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return "", err
@@ -550,12 +557,33 @@ func capEff(dir int) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	var rights []string
 	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
-			return strings.TrimSpace(v), nil
+		for _, key := range []string{"CapEff:", "Uid:", "Gid:"} {
+			if strings.HasPrefix(line, key) {
+				rights = append(rights, strings.Join(strings.Fields(line), " "))
+			}
 		}
 	}
-	return "", errors.New("no CapEff in status")
+	if len(rights) != 3 {
+		return "", errors.New("status has no CapEff, Uid or Gid")
+	}
+	return strings.Join(rights, "; "), nil
+}
+
+// securityLabel is the LSM label of the process whose /proc directory is
+// dir, or why there is none (EINVAL with no such module).
+func securityLabel(dir int) string {
+	fd, err := unix.Openat(dir, "attr/current", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "open: " + err.Error()
+	}
+	defer unix.Close(fd)
+	b, err := readAll(fd, 4096)
+	if err != nil {
+		return "read: " + err.Error()
+	}
+	return string(b)
 }
 
 func readlinkat(dir int, name string) (string, error) {

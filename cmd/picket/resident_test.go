@@ -338,7 +338,9 @@ func TestResidentWorld(t *testing.T) {
 	if os.Geteuid() == 0 {
 		// Root without CAP_DAC_OVERRIDE: a directory of another user's
 		// that the server can search, the hook cannot.
-		runs = append(runs, []string{"setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"})
+		runs = append(runs, []string{"setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"},
+			// Another real user id: what the server answers must not depend on it.
+			[]string{"setpriv", "--ruid=65534"})
 	}
 	for _, args := range runs {
 		cmd := exec.Command(args[0], append(args[1:], "sleep", "10")...)
@@ -387,4 +389,32 @@ func realPath(t testing.TB, p string) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestResidentHandsBack: a hook the server will not answer for (here root
+// without CAP_DAC_OVERRIDE) hears "decide by yourself" and does, even
+// with PICKET_RESIDENT=require: the server reads the request before it
+// replies, so the reply is not lost to a reset connection.
+func TestResidentHandsBack(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run a hook with fewer capabilities than the server")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("no setpriv")
+	}
+	rig := newResidentRig(t)
+	h := newHookProject(t, hookFence)
+	rig.startServer(h)
+	read := h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, ".env")})
+	cmd := exec.Command("setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override", rig.bin, "hook")
+	cmd.Env = rig.env(h, "PICKET_RESIDENT=require")
+	cmd.Stdin = strings.NewReader(read)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("setpriv picket hook: %v\n%s", err, stderr.String())
+	}
+	if a := parseHookAnswer(t, 0, stdout.Bytes(), stderr.String()); a.kind() != wantBlock {
+		t.Errorf("a hook with fewer capabilities, PICKET_RESIDENT=require, read .env = %v, want the hook's own block\n%s%s", a.kind(), a.stdout, a.stderr)
+	}
 }
