@@ -150,6 +150,10 @@ func (c *cli) claudeEvent(in []byte) []byte {
 		c.audit(nil, audit.Entry{Agent: "claude", Decision: "error", Reason: err.Error()})
 		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, err))
 	}
+	if c.inServer && processCwd(ev.Cwd) {
+		c.needLocal = true // the hook's working directory, not the server's
+		return nil
+	}
 	switch ev.Event {
 	case hook.EventPreToolUse:
 		return c.claudePreToolUse(ev)
@@ -248,6 +252,20 @@ func (c *cli) claudePostToolUse(ev hook.ClaudeEvent) {
 	if err := c.ledger().Record(ev.Session, resolved); err != nil {
 		c.warnf("read-before-edit ledger: %v", err)
 	}
+}
+
+// processCwd reports whether an event's working directory may name
+// another place in another process: it leads through a process's own
+// files (/proc/self/cwd, /dev/fd, a symlink to one; see
+// decide.Canonicalize), or cannot be resolved. In the hook that is the
+// hook's own working directory, where its policy is looked for; in the
+// resident server it is the server's.
+func processCwd(cwd string) bool {
+	if !filepath.IsAbs(cwd) {
+		return false // an error either way
+	}
+	_, _, err := decide.Canonicalize(cwd, "/", "/")
+	return err != nil
 }
 
 // eventPolicy resolves the policy for the event's working directory.

@@ -418,3 +418,46 @@ func TestResidentHandsBack(t *testing.T) {
 		t.Errorf("a hook with fewer capabilities, PICKET_RESIDENT=require, read .env = %v, want the hook's own block\n%s%s", a.kind(), a.stdout, a.stderr)
 	}
 }
+
+// TestResidentProcessCwd: an event whose cwd leads through a process's own
+// files (/proc/self/cwd, or a symlink to it) names the hook's working
+// directory in the hook and the server's ("/") in the server, where
+// another policy is found. The server leaves it to the hook, so the
+// answer is the hook's own.
+func TestResidentProcessCwd(t *testing.T) {
+	rig := newResidentRig(t)
+	fence := `{"extends": "code", "filesystem": {"denyRead": ["./secret.txt"]}}`
+	for _, cwd := range []string{"/proc/self/cwd", "$P/self"} {
+		t.Run(filepath.Base(cwd), func(t *testing.T) {
+			local, resident := newCaseProject(t, fence, nil), newCaseProject(t, fence, nil)
+			for _, h := range []*hookProject{local, resident} {
+				h.write("secret.txt", "s\n")
+				if err := os.Symlink("/proc/self/cwd", filepath.Join(h.dir, "self")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rig.startServer(resident)
+			// The hook runs in the project, as Claude Code starts it.
+			hookIn := func(h *hookProject, env []string) hookAnswer {
+				e := `{"session_id":"s1","cwd":"` + h.expand(cwd) + `","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"` + h.expand("$P/secret.txt") + `"}}`
+				cmd := exec.Command(rig.bin, "hook")
+				cmd.Env, cmd.Dir, cmd.Stdin = env, h.dir, strings.NewReader(e)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("picket hook: %v\n%s", err, stderr.String())
+				}
+				return parseHookAnswer(t, 0, stdout.Bytes(), stderr.String())
+			}
+			a := hookIn(local, rig.env(local, "PICKET_RESIDENT=off"))
+			b := hookIn(resident, rig.env(resident, "PICKET_RESIDENT=require"))
+			if a.kind() != wantBlock || normalize(local, a.stdout) != normalize(resident, b.stdout) || a.stderr != b.stderr {
+				t.Errorf("cwd %s: by itself the hook answered\n%s%s\nwith the server\n%s%s", cwd,
+					normalize(local, a.stdout), a.stderr, normalize(resident, b.stdout), b.stderr)
+			}
+			if a, b := residentAudit(t, local), residentAudit(t, resident); !slices.Equal(a, b) {
+				t.Errorf("audit lines differ:\nby itself:\n%s\nwith the server:\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+			}
+		})
+	}
+}
