@@ -929,6 +929,9 @@ func TestHookSignals(t *testing.T) {
 	// and the event it then gets is judged (here: cut short, so denied).
 	t.Run("while reading", func(t *testing.T) {
 		cmd := exec.Command(bin, "hook")
+		// Not the person's own: the hook would write their audit log and
+		// start a resident server in their state dir.
+		cmd.Env = newHookProject(t, hookFence).env
 		in, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
