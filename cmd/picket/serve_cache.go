@@ -123,6 +123,10 @@ func (pc *policyCache) slot(cwd string) *cacheSlot {
 	if sl == nil {
 		if len(pc.slots) >= maxCached {
 			pc.slots = map[string]*cacheSlot{}
+			// The watches made for the directories forgotten go too,
+			// or a sidecar asked about ever new directories would hold
+			// ever more of the user's inotify watches.
+			pc.w.forgetAll()
 		}
 		sl = &cacheSlot{}
 		pc.slots[cwd] = sl

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -147,5 +148,47 @@ func TestServeCacheSeesHardLinkedPolicy(t *testing.T) {
 	settle()
 	if allowed() {
 		t.Errorf("read %s allowed after %s, a hard link of the policy, was edited to deny it", target, other)
+	}
+}
+
+// TestServeCacheWatchesBounded: the cache keeps at most maxCached working
+// directories, and so at most their watches. When it starts over, the
+// watches made for the directories it forgot go too: a sidecar asked
+// about ever new directories must not hold ever more inotify watches
+// (the user's max_user_watches is shared with their editor and tools).
+func TestServeCacheWatchesBounded(t *testing.T) {
+	root := sandboxScratch(t)
+	home := filepath.Join(root, "home")
+	os.MkdirAll(home, 0o755)
+	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
+	dir := func(i int) string { return filepath.Join(root, "p", fmt.Sprint(i/64), fmt.Sprint(i)) }
+	for i := range 3 * maxCached {
+		if err := os.MkdirAll(dir(i), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+	defer pc.close()
+	if pc.w == nil {
+		t.Skip("no inotify")
+	}
+	settle()
+	watches := func() int {
+		pc.w.mu.Lock()
+		defer pc.w.mu.Unlock()
+		return len(pc.w.byWD)
+	}
+	most := 0
+	for i := range 3 * maxCached {
+		if _, err := pc.get(dir(i)); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, watches())
+	}
+	// Each directory adds one watch (its own, for its fence.jsonc), each
+	// 64 of them one more (their parent); the rest (the parents above,
+	// the user config's) are shared.
+	if limit := maxCached + 64; most > limit {
+		t.Errorf("%d inotify watches held for %d working directories asked about, with at most %d kept: want at most %d", most, 3*maxCached, maxCached, limit)
 	}
 }

@@ -188,6 +188,18 @@ func (w *watcher) addSelf(p string) {
 	w.dirs[p] = d
 }
 
+// forgetAll drops every watch before the next is made, as a change does:
+// the cache forgot the directories they were made for. Every snapshot
+// is stale then.
+func (w *watcher) forgetAll() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.changed()
+}
+
 // close releases the inotify instance.
 func (w *watcher) close() {
 	if w != nil {

@@ -18,6 +18,8 @@ func (w *watcher) poll() uint64 { return 0 }
 
 func (w *watcher) close() {}
 
+func (w *watcher) forgetAll() {}
+
 func (w *watcher) current() uint64 { return 0 }
 
 func (w *watcher) afterRead(r io.Reader) io.Reader { return r }
