@@ -204,7 +204,11 @@ func addChain(paths, chain []string) []string {
 }
 
 // stampAll watches paths, or stats those it cannot watch. A file behind a
-// symlink is watched where the link points, too.
+// symlink is watched where the link points, too. The files that exist
+// (the policy chain's) are stamped even when watched: a write through a
+// shared mapping of one (mmap) reaches no inotify watch until it is
+// unmapped, while its times do change; that costs a stat or two per
+// lookup.
 func (pc *policyCache) stampAll(paths []string) *snapshot {
 	sn := &snapshot{w: pc.w}
 	var unwatched []string
@@ -218,11 +222,22 @@ func (pc *policyCache) stampAll(paths []string) *snapshot {
 	}
 	sn.gen = pc.w.poll()
 	now := time.Now()
-	for _, p := range unwatched {
-		st := statFile(p)
+	add := func(p string, st fileState) {
 		sn.stamps = append(sn.stamps, stamp{p, st})
 		if st != (fileState{}) && now.Sub(time.Unix(st.ctime.Unix())) < racyWindow {
 			sn.racy = true
+		}
+	}
+	for _, p := range paths {
+		// A watched path that is missing needs no stamp: its making
+		// shows in the generation.
+		if st := statFile(p); st != (fileState{}) || contains(unwatched, p) {
+			add(p, st)
+		}
+	}
+	for _, p := range unwatched {
+		if !contains(paths, p) { // a symlink's target
+			add(p, statFile(p))
 		}
 	}
 	return sn
