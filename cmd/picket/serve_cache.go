@@ -40,6 +40,12 @@ const maxCached = 256
 // coarse), so such a snapshot is never trusted; the next lookup reloads.
 const racyWindow = 50 * time.Millisecond
 
+// mappedEvery: a write through a shared mapping (mmap) of a policy file
+// reaches no inotify watch until it is unmapped, but it moves the file's
+// times. The watched policy files are stat-checked for it at most this
+// often, so that a burst of decisions does not pay a stat each.
+const mappedEvery = time.Millisecond
+
 type cacheSlot struct {
 	cur    atomic.Pointer[snapshot]
 	reload sync.Mutex
@@ -52,8 +58,11 @@ type snapshot struct {
 	loaded *decide.Loaded
 	w      *watcher
 	gen    uint64
-	stamps []stamp
+	stamps []stamp // files that could not be watched: compared on every lookup
+	mapped []stamp // policy files that are watched: compared at most every mappedEvery
 	racy   bool
+	// checked is when mapped was last found as stamped (UnixNano).
+	checked atomic.Int64
 
 	mu       sync.Mutex
 	observed []stamp // paths resolved against that could not be watched (see entryState)
@@ -205,10 +214,7 @@ func addChain(paths, chain []string) []string {
 
 // stampAll watches paths, or stats those it cannot watch. A file behind a
 // symlink is watched where the link points, too. The files that exist
-// (the policy chain's) are stamped even when watched: a write through a
-// shared mapping of one (mmap) reaches no inotify watch until it is
-// unmapped, while its times do change; that costs a stat or two per
-// lookup.
+// (the policy chain's) are stamped even when watched (see mappedEvery).
 func (pc *policyCache) stampAll(paths []string) *snapshot {
 	sn := &snapshot{w: pc.w}
 	var unwatched []string
@@ -222,24 +228,23 @@ func (pc *policyCache) stampAll(paths []string) *snapshot {
 	}
 	sn.gen = pc.w.poll()
 	now := time.Now()
-	add := func(p string, st fileState) {
-		sn.stamps = append(sn.stamps, stamp{p, st})
+	add := func(to *[]stamp, p string, st fileState) {
+		*to = append(*to, stamp{p, st})
 		if st != (fileState{}) && now.Sub(time.Unix(st.ctime.Unix())) < racyWindow {
 			sn.racy = true
 		}
 	}
+	for _, p := range unwatched {
+		add(&sn.stamps, p, statFile(p))
+	}
 	for _, p := range paths {
 		// A watched path that is missing needs no stamp: its making
 		// shows in the generation.
-		if st := statFile(p); st != (fileState{}) || contains(unwatched, p) {
-			add(p, st)
+		if st := statFile(p); st != (fileState{}) && !contains(unwatched, p) {
+			add(&sn.mapped, p, st)
 		}
 	}
-	for _, p := range unwatched {
-		if !contains(paths, p) { // a symlink's target
-			add(p, statFile(p))
-		}
-	}
+	sn.checked.Store(now.UnixNano())
 	return sn
 }
 
@@ -252,6 +257,14 @@ func (sn *snapshot) fresh() bool {
 		if statFile(s.path) != s.st {
 			return false
 		}
+	}
+	if now := time.Now().UnixNano(); now-sn.checked.Load() >= int64(mappedEvery) {
+		for _, s := range sn.mapped {
+			if statFile(s.path) != s.st {
+				return false
+			}
+		}
+		sn.checked.Store(now)
 	}
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
