@@ -509,22 +509,26 @@ func (s *residentServer) cache(c *cli) *policyCache {
 
 // world is what decides how a process sees the files: its groups, mount
 // and user namespaces, root directory, effective capabilities (root
-// without CAP_DAC_OVERRIDE cannot search a directory of another user's),
-// user and group ids and security (AppArmor, SELinux) label; its user is
-// checked apart.
+// without CAP_DAC_OVERRIDE cannot search a directory of another user's)
+// and security (AppArmor, SELinux) label; its user is checked apart.
 type world struct {
 	gid       uint32
 	groups    string
 	mnt, user string
 	rootDev   uint64
 	rootIno   uint64
-	rights    string
+	caps      string
 	label     string
 	ok        bool
 }
 
-func worldOf(proc string, groups []int, gid uint32) world {
+// worldOf is the world of process pid (0: this one).
+func worldOf(pid int, groups []int, gid uint32) world {
 	w := world{gid: gid, groups: groupKey(groups)}
+	proc := "/proc/self"
+	if pid != 0 {
+		proc = "/proc/" + strconv.Itoa(pid)
+	}
 	dir, err := unix.Open(proc, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return w
@@ -537,38 +541,20 @@ func worldOf(proc string, groups []int, gid uint32) world {
 	err3 := unix.Fstatat(dir, "root", &st, 0)
 	w.rootDev, w.rootIno = st.Dev, st.Ino
 	var err4 error
-	w.rights, err4 = fileRights(dir)
+	w.caps, err4 = capsOf(pid)
 	w.label = securityLabel(dir)
 	w.ok = err1 == nil && err2 == nil && err3 == nil && err4 == nil
 	return w
 }
 
-// fileRights is what the status file in the /proc directory dir says of the
-// process's rights to files: its effective capabilities, and its user and
-// group ids (real, effective, saved and filesystem: setfsuid changes only
-// the last, which the kernel checks files with).
-func fileRights(dir int) (string, error) {
-	fd, err := unix.Openat(dir, "status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
+// capsOf is the effective capability set of process pid (0: this one).
+func capsOf(pid int) (string, error) {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3, Pid: int32(pid)}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
 		return "", err
 	}
-	defer unix.Close(fd)
-	b, err := readAll(fd, 64<<10)
-	if err != nil {
-		return "", err
-	}
-	var rights []string
-	for line := range strings.Lines(string(b)) {
-		for _, key := range []string{"CapEff:", "Uid:", "Gid:"} {
-			if strings.HasPrefix(line, key) {
-				rights = append(rights, strings.Join(strings.Fields(line), " "))
-			}
-		}
-	}
-	if len(rights) != 3 {
-		return "", errors.New("status has no CapEff, Uid or Gid")
-	}
-	return strings.Join(rights, "; "), nil
+	return fmt.Sprintf("%08x%08x", data[1].Effective, data[0].Effective), nil
 }
 
 // securityLabel is the LSM label of the process whose /proc directory is
@@ -598,7 +584,7 @@ func readlinkat(dir int, name string) (string, error) {
 // selfWorld is the server's own world.
 func selfWorld() world {
 	groups, err := unix.Getgroups()
-	w := worldOf("/proc/self", groups, uint32(os.Getegid()))
+	w := worldOf(0, groups, uint32(os.Getegid()))
 	w.ok = w.ok && err == nil
 	return w
 }
@@ -619,7 +605,7 @@ func (w world) sees(fd int, cred *unix.Ucred) bool {
 // admits reports whether process pid, with effective group gid and
 // supplementary groups, lives in w.
 func (w world) admits(pid int, gid uint32, groups []int) bool {
-	theirs := worldOf("/proc/"+strconv.Itoa(pid), groups, gid)
+	theirs := worldOf(pid, groups, gid)
 	return w.ok && theirs.ok && theirs == w
 }
 
