@@ -45,8 +45,9 @@ import (
 // either in a directory of the user's that only the user may enter; the
 // hook talks only to a server of its own user running its own executable
 // file (SO_PEERCRED, /proc/PID/exe), and the server answers only a hook of
-// its own user, groups, mount and user namespaces, root and capabilities
-// (so not one in a sandbox), whose umask it takes for the call.
+// its own user, groups, mount and user namespaces, root, capabilities and
+// security label (so not one in a sandbox), whose umask it takes for the
+// call.
 
 // residentTimeout bounds one exchange with the server; past it the hook
 // decides by itself (within its own deadline).
