@@ -217,9 +217,11 @@ func addChain(paths, chain []string) []string {
 // (the policy chain's) are stamped even when watched (see mappedEvery).
 func (pc *policyCache) stampAll(paths []string) *snapshot {
 	sn := &snapshot{w: pc.w}
-	var unwatched []string
+	var watched, unwatched []string
 	for _, p := range paths {
-		if !pc.w.watch(p) {
+		if pc.w.watch(p) {
+			watched = append(watched, p)
+		} else {
 			unwatched = append(unwatched, p)
 		}
 		if real, err := filepath.EvalSymlinks(p); err == nil && real != p && !pc.w.watch(real) {
@@ -237,10 +239,10 @@ func (pc *policyCache) stampAll(paths []string) *snapshot {
 	for _, p := range unwatched {
 		add(&sn.stamps, p, statFile(p))
 	}
-	for _, p := range paths {
+	for _, p := range watched {
 		// A watched path that is missing needs no stamp: its making
 		// shows in the generation.
-		if st := statFile(p); st != (fileState{}) && !contains(unwatched, p) {
+		if st := statFile(p); st != (fileState{}) {
 			add(&sn.mapped, p, st)
 		}
 	}
