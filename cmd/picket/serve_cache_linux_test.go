@@ -27,19 +27,9 @@ func TestServeCacheSeesMounts(t *testing.T) {
 	h.write(target, "t\n")
 	h.write(filepath.Join(root, "mp", "proj", "fence.jsonc"), `{"extends": "code"}`)
 	h.write(filepath.Join(root, "other", "proj", "fence.jsonc"), `{"extends": "code", "filesystem": {"denyRead": ["`+filepath.Dir(target)+`/**"]}}`)
-	os.MkdirAll(h.home, 0o755)
-	env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
-	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
-	defer pc.close()
+	pc := testCache(t, root, h.home)
 	settle()
-	allowed := func() bool {
-		t.Helper()
-		l, err := pc.get(h.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return decide.Check(l.Policy, decide.Read, target, h.dir, 0).Allow
-	}
+	allowed := func() bool { t.Helper(); return readAllowed(t, pc, h.dir, target) }
 	if !allowed() {
 		t.Fatalf("read %s denied before the mount", target)
 	}
@@ -80,19 +70,9 @@ func TestServeCacheNewDirAfterChange(t *testing.T) {
 	h.write(target, "hi\n")
 	h.write(fence, `{"extends": "code"}`)
 	os.MkdirAll(sub, 0o755)
-	os.MkdirAll(h.home, 0o755)
-	env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
-	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
-	defer pc.close()
+	pc := testCache(t, root, h.home)
 	settle()
-	allowed := func(cwd string) bool {
-		t.Helper()
-		l, err := pc.get(cwd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return decide.Check(l.Policy, decide.Read, target, cwd, 0).Allow
-	}
+	allowed := func(cwd string) bool { t.Helper(); return readAllowed(t, pc, cwd, target) }
 	if !allowed(proj) {
 		t.Fatalf("read %s denied before the edit", target)
 	}
@@ -128,19 +108,9 @@ func TestServeCacheSeesHardLinkedPolicy(t *testing.T) {
 	if err := os.Link(other, filepath.Join(proj, "fence.jsonc")); err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(h.home, 0o755)
-	env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
-	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
-	defer pc.close()
+	pc := testCache(t, root, h.home)
 	settle()
-	allowed := func() bool {
-		t.Helper()
-		l, err := pc.get(proj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return decide.Check(l.Policy, decide.Read, target, proj, 0).Allow
-	}
+	allowed := func() bool { t.Helper(); return readAllowed(t, pc, proj, target) }
 	if !allowed() {
 		t.Fatalf("read %s denied before the edit", target)
 	}
@@ -160,17 +130,13 @@ func TestServeCacheSeesHardLinkedPolicy(t *testing.T) {
 // (the user's max_user_watches is shared with their editor and tools).
 func TestServeCacheWatchesBounded(t *testing.T) {
 	root := sandboxScratch(t)
-	home := filepath.Join(root, "home")
-	os.MkdirAll(home, 0o755)
-	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
 	dir := func(i int) string { return filepath.Join(root, "p", fmt.Sprint(i/64), fmt.Sprint(i)) }
 	for i := range 3 * maxCached {
 		if err := os.MkdirAll(dir(i), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
-	defer pc.close()
+	pc := testCache(t, root, filepath.Join(root, "home"))
 	if pc.w == nil {
 		t.Skip("no inotify")
 	}
@@ -206,19 +172,9 @@ func TestServeCacheSeesMappedWrite(t *testing.T) {
 	h.write(filepath.Join(proj, "secrets.txt"), "x\n")
 	policy := filepath.Join(proj, "fence.jsonc")
 	h.write(policy, `{"extends": "code", "filesystem": {"denyRead": ["`+filepath.Join(proj, "secretz.txt")+`"]}}`)
-	os.MkdirAll(h.home, 0o755)
-	env := []string{"HOME=" + h.home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
-	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
-	defer pc.close()
+	pc := testCache(t, root, h.home)
 	settle()
-	allowed := func(name string) bool {
-		t.Helper()
-		l, err := pc.get(proj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return decide.Check(l.Policy, decide.Read, filepath.Join(proj, name), proj, 0).Allow
-	}
+	allowed := func(name string) bool { t.Helper(); return readAllowed(t, pc, proj, filepath.Join(proj, name)) }
 	if !allowed("secrets.txt") || allowed("secretz.txt") {
 		t.Fatal("before the edit, want secrets.txt allowed and secretz.txt denied")
 	}
@@ -239,4 +195,27 @@ func TestServeCacheSeesMappedWrite(t *testing.T) {
 	if allowed("secrets.txt") {
 		t.Errorf("read secrets.txt allowed after the policy was changed through a mapping to deny it")
 	}
+}
+
+// testCache is a policy cache for an environment under root with home as
+// its home (made here), closed when the test ends.
+func testCache(t *testing.T, root, home string) *policyCache {
+	t.Helper()
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config")}
+	pc := newPolicyCache(&cli{env: env, stderr: io.Discard})
+	t.Cleanup(pc.close)
+	return pc
+}
+
+// readAllowed reports whether pc's policy for cwd lets path be read.
+func readAllowed(t *testing.T, pc *policyCache, cwd, path string) bool {
+	t.Helper()
+	l, err := pc.get(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decide.Check(l.Policy, decide.Read, path, cwd, 0).Allow
 }
