@@ -41,9 +41,9 @@ func Canonicalize(p, cwd, home string) (abs, resolved string, err error) {
 	if selfPrivate(abs) {
 		return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
 	}
-	if r, ok := kernelResolve(abs); ok {
-		// The kernel followed no magic link, so a name of this process
-		// shows in its answer (/proc/self/environ is /proc/<pid>/environ).
+	if r, ok := kernelResolve(abs); ok && !ownProc(r) {
+		// The kernel followed no magic link; another process's environ
+		// or mem is still refused here.
 		if selfPrivate(r) {
 			return abs, "", &fs.PathError{Op: "canonicalize", Path: abs, Err: errSelfProcess}
 		}
@@ -95,8 +95,13 @@ func hasDotDot(p string) bool {
 var errSelfProcess = errors.New("it leads to a process's own files (/proc/self/cwd, /dev/fd, another process's environ or mem, ...): for the tool they are the agent's, not picket's, or another program's secrets")
 
 // selfPrivate reports whether p is, or is below, a part of the calling
-// process's own state (see errSelfProcess). Its /proc directory may be
-// spelled self, thread-self or picket's pid, where the others lead.
+// process's own state (see errSelfProcess), spelled through /proc/self or
+// /proc/thread-self: the walk keeps those spellings instead of following
+// them to picket's own pid. A pid spelled out is another process's, even
+// picket's own: what a tool opens through it is what picket resolves
+// (the hook's /proc/<pid> and the resident server's are the same files
+// to the agent and to either process), so the answer does not depend on
+// which process decides.
 func selfPrivate(p string) bool {
 	switch {
 	case strings.HasPrefix(p, "/dev/"):
@@ -111,7 +116,7 @@ func selfPrivate(p string) bool {
 	}
 	rest := p[len("/proc/"):]
 	first, rest, _ := strings.Cut(rest, "/")
-	self := first == "self" || first == "thread-self" || first == selfPID
+	self := first == "self" || first == "thread-self"
 	if !self && !isPID(first) {
 		return false
 	}
@@ -139,7 +144,30 @@ func isPID(s string) bool {
 	return true
 }
 
+// ownProc reports whether the kernel's answer r lies in this process's
+// /proc/<pid> directory, which only the /proc/self and /proc/thread-self
+// links lead to unspelled: such a path is walked, so that it keeps their
+// spelling.
+func ownProc(r string) bool {
+	rest, ok := strings.CutPrefix(r, "/proc/"+selfPID)
+	return ok && (rest == "" || rest[0] == '/')
+}
+
 var selfPID = strconv.Itoa(os.Getpid())
+
+// selfLink reports whether the symlink next, whose target is target, is
+// procfs's /proc/self ("<pid>") or /proc/thread-self ("<pid>/task/<tid>").
+// The walk keeps them as they are spelled (see [selfPrivate]).
+func selfLink(next, target string) bool {
+	switch next {
+	case "/proc/self":
+		return isPID(target)
+	case "/proc/thread-self":
+		pid, rest, _ := strings.Cut(target, "/task/")
+		return isPID(pid) && isPID(rest)
+	}
+	return false
+}
 
 // processPrivate are the entries of a /proc/<pid> directory that differ
 // between the agent and picket in a way that matters to a decision.
@@ -222,6 +250,10 @@ func resolve(abs string, lstat func(string) (fs.FileInfo, error)) (string, error
 			target, err := os.Readlink(next)
 			if err != nil {
 				return "", errno(err)
+			}
+			if selfLink(next, target) {
+				resolved = next // the kernel reaches it as a directory
+				continue
 			}
 			if strings.HasPrefix(target, "/") {
 				resolved = "/"

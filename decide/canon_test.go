@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,12 +109,16 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 	tr.link("/proc/self/cwd", "ws/me")
 	tr.link("/dev/stdin", "ws/in")
 	tr.link("/proc/self/environ", "ws/env")
+	tr.link("/proc", "ws/proc")
+	tr.link("/proc/self", "ws/pself")
 	for _, p := range []string{"/proc/self/environ", "/proc/self/cwd/main.go", "/proc/thread-self/root/etc/passwd",
 		"/dev/fd/0", "/dev/stdin", "/dev/stderr", "me/main.go", "me/new.go", "me", "in", "env", fmt.Sprintf("/proc/%d/environ", os.Getpid()),
 		// a thread of the agent (no such thread in picket), and another
 		// process's environment
 		"/proc/self/task/4242/root/etc/passwd", "/proc/self/task/4242/environ", "/proc/thread-self/environ",
-		fmt.Sprintf("/proc/%d/task/%d/cwd/x", os.Getpid(), os.Getpid()), "/proc/1/environ", "/proc/1/task/1/environ", "/proc/1/mem"} {
+		"/proc/1/environ", "/proc/1/task/1/environ", "/proc/1/mem",
+		// /proc/self reached through a link, or through its own parent
+		"proc/self/cwd/x", "pself/fd/0", "pself/../self/root/etc/passwd", "/proc/self/../thread-self/cwd"} {
 		_, resolved, err := decide.Canonicalize(p, tr.ws, tr.home)
 		if err == nil || !strings.Contains(err.Error(), "process's own files") || resolved != "" {
 			t.Errorf("Canonicalize(%s) = %q, %v, want the calling-process error", p, resolved, err)
@@ -128,14 +133,28 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 	if _, r, err := decide.Canonicalize("/proc/1/status", tr.ws, tr.home); err != nil || r != "/proc/1/status" {
 		t.Errorf("Canonicalize(/proc/1/status) = %q, %v", r, err)
 	}
-	// What /proc/self holds for the whole namespace resolves: /etc/mtab
-	// leads to /proc/self/mounts on every Linux system.
+	// picket's own pid spelled out is another process's too: the agent
+	// reaches through it what picket resolves (its cwd, here the test's),
+	// and the answer must not depend on which process decides (the hook,
+	// or the resident server whose pid an agent can find out).
+	own := fmt.Sprintf("/proc/%d/task/%d/cwd/x", os.Getpid(), os.Getpid())
+	wd, _ := os.Getwd()
+	if _, r, err := decide.Canonicalize(own, tr.ws, tr.home); err != nil || r != filepath.Join(wd, "x") {
+		t.Errorf("Canonicalize(%s) = %q, %v, want it resolved through the magic link", own, r, err)
+	}
+	// What /proc/self holds for the whole namespace resolves, still
+	// spelled /proc/self (not this process's pid, which the agent's is
+	// not): /etc/mtab leads to /proc/self/mounts on most Linux systems.
 	for _, p := range []string{"/etc/mtab", "/proc/mounts", "/proc/self/mounts", "/proc/net/dev", "/proc/self/status"} {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		if _, _, err := decide.Canonicalize(p, tr.ws, tr.home); err != nil {
+		_, r, err := decide.Canonicalize(p, tr.ws, tr.home)
+		if err != nil {
 			t.Errorf("Canonicalize(%s) = %v, want it resolved", p, err)
+		}
+		if strings.Contains(r, strconv.Itoa(os.Getpid())) {
+			t.Errorf("Canonicalize(%s) = %q, want /proc/self spelled as such", p, r)
 		}
 	}
 }

@@ -459,3 +459,54 @@ func TestResidentProcessCwd(t *testing.T) {
 		})
 	}
 }
+
+// TestResidentOwnPid: a path through /proc/<pid> of the deciding process
+// itself, spelled with its number, is judged as any other process's: by
+// where it leads. The server's pid is the one an agent can find out (it
+// outlives the call), so with it the server must answer as a hook by
+// itself does, which reads the server's /proc directory as another's.
+func TestResidentOwnPid(t *testing.T) {
+	rig := newResidentRig(t)
+	fence := `{"extends": "code", "filesystem": {"denyRead": ["./secret.txt"]}}`
+	local, resident := newCaseProject(t, fence, nil), newCaseProject(t, fence, nil)
+	for _, h := range []*hookProject{local, resident} {
+		h.write("secret.txt", "s\n")
+		h.write("notes.txt", "n\n")
+	}
+	sock := rig.startServer(resident)
+	pid := serverPid(t, sock)
+	for _, p := range []string{"/proc/%d/root$P/notes.txt", "/proc/%d/root$P/secret.txt", "/proc/%d/task/%d/root$P/notes.txt", "/proc/%d/environ"} {
+		p = strings.ReplaceAll(p, "%d", strconv.Itoa(pid))
+		read := func(h *hookProject, env []string) hookAnswer {
+			return rig.hook(env, h.pre("Read", map[string]any{"file_path": h.expand(p)}))
+		}
+		a := read(local, rig.env(local, "PICKET_RESIDENT=off"))
+		b := read(resident, rig.env(resident, "PICKET_RESIDENT=require"))
+		if normalize(local, a.stdout) != normalize(resident, b.stdout) || a.stderr != b.stderr {
+			t.Errorf("Read %s: by itself the hook answered\n%s%s\nwith the server\n%s%s", p,
+				normalize(local, a.stdout), a.stderr, normalize(resident, b.stdout), b.stderr)
+		}
+		if want := strings.Contains(p, "secret") || strings.HasSuffix(p, "environ"); (a.kind() == wantBlock) != want {
+			t.Errorf("Read %s by itself = %v, want blocked %v\n%s", p, a.kind(), want, a.stdout)
+		}
+	}
+}
+
+// serverPid is the pid of the hook-server serving sock.
+func serverPid(t *testing.T, sock string) int {
+	t.Helper()
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		args := strings.Split(string(b), "\x00")
+		if len(args) > 3 && args[1] == "hook-server" && args[3] == sock {
+			return pid
+		}
+	}
+	t.Fatalf("no hook-server process serves %s", sock)
+	return 0
+}
