@@ -89,7 +89,9 @@ func runHook(c *cli, args []string) int {
 			done <- answer{out: out}
 			return
 		case status == residentMissed && c.getenv("PICKET_RESIDENT") == "require":
-			done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", errors.New("PICKET_RESIDENT=require, and no resident hook server answered")))}
+			// Denied, but a server is started as any hook would start
+			// one, so that require alone does not deny every call.
+			done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", errors.New("PICKET_RESIDENT=require, and no resident hook server answered"))), start: start}
 			return
 		}
 		c.recoverQuarantine()

@@ -91,6 +91,25 @@ func (r *residentRig) startServer(h *hookProject) string {
 	return residentSocketPath(realPath(r.t, r.bin), st, filepath.Join(h.state, "picket"), r.runtime)
 }
 
+// TestResidentRequireStarts: hooks that all run with
+// PICKET_RESIDENT=require start a server too, so that after the first
+// denials the calls are answered, not denied for good.
+func TestResidentRequireStarts(t *testing.T) {
+	rig := &residentRig{t: t, bin: picketBin(t, sandboxScratch(t)), runtime: t.TempDir()}
+	h := newHookProject(t, hookFence)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		a := rig.hook(rig.env(h, "PICKET_RESIDENT=require"), notJudged)
+		if a.stdout == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("with PICKET_RESIDENT=require only, no server answered within 15 s: %s%s", a.stdout, a.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // normalize spells h's directories as $P, $H and $S, and the directory
 // they are in as $R.
 func normalize(h *hookProject, s string) string {
