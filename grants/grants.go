@@ -63,10 +63,15 @@ func (s Store) Add(session string, g Grant) error {
 }
 
 // Revoke removes session's grant of access to path, reporting whether there
-// was one.
+// was one. A session without that grant is left as it is: no session file
+// is created for it.
 func (s Store) Revoke(session, access, path string) (bool, error) {
+	st, err := s.load(session)
+	if err != nil || !slices.ContainsFunc(st.Grants, matches(access, path)) {
+		return false, err
+	}
 	var found bool
-	err := s.update(session, func(st *state) error {
+	err = s.update(session, func(st *state) error {
 		n := len(st.Grants)
 		st.Grants = slices.DeleteFunc(st.Grants, matches(access, path))
 		found = len(st.Grants) != n

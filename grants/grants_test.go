@@ -22,6 +22,37 @@ func store(t *testing.T) (Store, *time.Time) {
 	return Store{Dir: filepath.Join(t.TempDir(), "picket", "sessions"), Now: func() time.Time { return now }}, &now
 }
 
+// TestRevokeMissingLeavesNoFile: revoking a grant a session does not hold
+// (a mistyped --session, say) creates no session or lock file.
+func TestRevokeMissingLeavesNoFile(t *testing.T) {
+	s, _ := store(t)
+	if err := s.Add("s1", Grant{Access: "read", Path: "/a"}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadDir(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, session := range []string{"s2", "s1"} {
+		if found, err := s.Revoke(session, "read", "/b"); found || err != nil {
+			t.Errorf("Revoke(%s, read, /b) = %v, %v, want false, nil", session, found, err)
+		}
+	}
+	after, err := os.ReadDir(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(es []os.DirEntry) (n []string) {
+		for _, e := range es {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	if diff := cmp.Diff(names(before), names(after)); diff != "" {
+		t.Errorf("files after revoking a grant nobody holds (-before +after):\n%s", diff)
+	}
+}
+
 func TestDefaultDir(t *testing.T) {
 	tests := []struct{ home, xdg, want string }{
 		{"/home/u", "", "/home/u/.local/state/picket/sessions"},
