@@ -20,8 +20,8 @@ type Note struct {
 // FileToolsOnly lists the rules of l that the shell sandbox enforces only
 // partly or not at all, so they protect the file tools only: glob rules
 // for files created after a command starts, picket.permissions and
-// picket.writeGuards, and network domains (not filtered yet). It reads no
-// filesystem.
+// picket.writeGuards, network domains (not filtered yet), and fence's
+// command and ssh sections (not enforced at all). It reads no filesystem.
 func FileToolsOnly(l *decide.Loaded) []Note {
 	s := l.Policy.Spec()
 	var out []Note
@@ -50,6 +50,14 @@ func FileToolsOnly(l *decide.Loaded) []Note {
 	}
 	if n := network(l.Raw); len(n.allowedDomains) > 0 {
 		out = append(out, Note{Field: "network.allowedDomains", Msg: "with allowedDomains set the shell sandbox keeps the host's network: domain filtering is not enforced yet (" + strings.Join(n.allowedDomains, ", ") + ")"})
+	}
+	for _, sec := range []struct{ field, msg string }{
+		{"command", "commands are not filtered: picket run enforces none of this section (command.deny, command.allow); it is accepted for fence"},
+		{"ssh", "ssh hosts and remote commands are not filtered: picket run enforces none of this section; it is accepted for fence"},
+	} {
+		if m, _ := l.Raw[sec.field].(map[string]any); len(m) > 0 {
+			out = append(out, Note{Field: sec.field, Msg: sec.msg})
+		}
 	}
 	return out
 }

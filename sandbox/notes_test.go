@@ -13,17 +13,21 @@ func TestFileToolsOnly(t *testing.T) {
 		DenyWrite: decide.Rules("test", "**/.env"),
 		Blocklist: decide.Rules("test", "id_rsa*"),
 	})
-	l := &decide.Loaded{Policy: p, Raw: map[string]any{"network": map[string]any{"allowedDomains": []any{"github.com"}}}}
+	l := &decide.Loaded{Policy: p, Raw: map[string]any{
+		"network": map[string]any{"allowedDomains": []any{"github.com"}},
+		"command": map[string]any{"deny": []any{"git push"}},
+		"ssh":     map[string]any{},
+	}}
 	var got []string
 	for _, n := range FileToolsOnly(l) {
 		got = append(got, n.Field+" "+n.Pattern)
 	}
-	want := []string{"filesystem.denyRead **/*.pem", "filesystem.denyWrite **/.env", "picket.blocklist id_rsa*", "network.allowedDomains "}
+	want := []string{"filesystem.denyRead **/*.pem", "filesystem.denyWrite **/.env", "picket.blocklist id_rsa*", "network.allowedDomains ", "command "}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("FileToolsOnly = %q, want %q", got, want)
 	}
 	lines := strings.Join(ShowLines(l, Status{Bwrap: "/usr/bin/bwrap", UserNS: true, Landlock: 7}), "\n")
-	for _, s := range []string{"Landlock ABI 7", "8 levels deep and 20000 entries", "domain filtering NOT enforced"} {
+	for _, s := range []string{"Landlock ABI 7", "8 levels deep and 20000 entries", "domain filtering NOT enforced", "commands are not filtered"} {
 		if !strings.Contains(lines, s) {
 			t.Errorf("ShowLines does not say %q:\n%s", s, lines)
 		}
