@@ -50,9 +50,16 @@ func runHook(c *cli, args []string) int {
 	interrupted := make(chan os.Signal, 1)
 	c.interrupted = interrupted
 	fs, agent, deadline := c.hookFlags()
-	fs.SetOutput(c.stderr)
+	fs.SetOutput(io.Discard) // the flag package's own messages lack the prefix
 	if err := fs.Parse(args); err != nil {
-		// A usage error must still not let a file tool through.
+		// Said on stderr as every command says it, but a usage error
+		// must still not let a file tool through.
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(c.stderr, commandUsage("hook"))
+		} else {
+			c.errorf("%v", err)
+			c.hintf("run 'picket hook --help' for its usage")
+		}
 		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", errors.New("bad hook arguments"))))
 		return 0
 	}
