@@ -38,8 +38,14 @@ func (f Filter) match(e Entry) bool {
 }
 
 func (f Filter) session(id string) bool {
-	return f.Session == "" || id == f.Session ||
-		len(f.Session) >= MinSessionPrefix && strings.HasPrefix(id, f.Session)
+	return f.Session == "" || SessionMatches(id, f.Session)
+}
+
+// SessionMatches reports whether the session id is the one a person named
+// as want: the whole id, or a prefix at least [MinSessionPrefix] long,
+// such as the eight characters [Format] shows.
+func SessionMatches(id, want string) bool {
+	return id == want || len(want) >= MinSessionPrefix && strings.HasPrefix(id, want)
 }
 
 // Record is an entry as read back, with the exact line it came from.

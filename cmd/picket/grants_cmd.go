@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
@@ -22,7 +23,7 @@ func runGrants(c *cli, args []string) int {
 		return c.revokeGrant(args[1:])
 	}
 	fs := flag.NewFlagSet("grants", flag.ContinueOnError)
-	session := fs.String("session", "", "only this session's grants")
+	session := fs.String("session", "", "only this session's grants (its id, or 8 or more characters of its start)")
 	asJSON := fs.Bool("json", false, "one JSON object per line")
 	pos, code, ok := c.parseFlags(fs, args, false)
 	if !ok {
@@ -35,22 +36,15 @@ func runGrants(c *cli, args []string) int {
 		return 2
 	}
 	store := c.grantStore()
-	var all []grants.SessionGrant
+	all, err := store.ListAll()
+	if err != nil {
+		c.warnf("%v", err)
+	}
 	if *session != "" {
-		gs, err := store.List(*session)
-		if err != nil {
-			c.errorf("%v", err)
-			return 1
+		all = slices.DeleteFunc(all, func(g grants.SessionGrant) bool { return !audit.SessionMatches(g.Session, *session) })
+		if len(all) == 0 {
+			c.hintf("no grants in a session %s (a session is named by its id, or the first %d or more characters of it, as picket log shows them)", escape.Field(*session), audit.MinSessionPrefix)
 		}
-		for _, g := range gs {
-			all = append(all, grants.SessionGrant{Session: *session, Grant: g})
-		}
-	} else {
-		gs, err := store.ListAll()
-		if err != nil {
-			c.warnf("%v", err)
-		}
-		all = gs
 	}
 	for _, g := range all {
 		if *asJSON {
@@ -65,7 +59,7 @@ func runGrants(c *cli, args []string) int {
 
 func (c *cli) revokeGrant(args []string) int {
 	fs := flag.NewFlagSet("grants revoke", flag.ContinueOnError)
-	session := fs.String("session", "", "the session holding the grant (default: every session)")
+	session := fs.String("session", "", "the session holding the grant: its id or 8 or more characters of its start (default: every session)")
 	pos, code, ok := c.parseFlags(fs, args, true)
 	if !ok {
 		return code
@@ -86,14 +80,11 @@ func (c *cli) revokeGrant(args []string) int {
 		}
 	}
 	store := c.grantStore()
-	sessions := []string{*session}
-	if *session == "" {
-		sessions = nil
-		all, _ := store.ListAll()
-		for _, g := range all {
-			if !contains(sessions, g.Session) {
-				sessions = append(sessions, g.Session)
-			}
+	var sessions []string
+	all, _ := store.ListAll()
+	for _, g := range all {
+		if (*session == "" || audit.SessionMatches(g.Session, *session)) && !contains(sessions, g.Session) {
+			sessions = append(sessions, g.Session)
 		}
 	}
 	n := 0
