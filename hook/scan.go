@@ -181,7 +181,15 @@ func (w *walker) reachableBy(globs []string, p string, segs []string, dir bool) 
 			continue // a comment or blank: ripgrep adds no glob for it
 		}
 		if n, ok := strings.CutPrefix(g, "!"); ok {
-			neg = append(neg, expandBraces(n)...)
+			if strings.Contains(strings.TrimSuffix(n, "/"), "/") {
+				// ripgrep anchors the whole glob when a slash is anywhere
+				// in it but at its end, inside braces too: "{secrets,x/y}"
+				// names only a top-level secrets, and "{secrets/,x}" no
+				// directory at all. Kept whole, it names nothing here.
+				neg = append(neg, n)
+			} else {
+				neg = append(neg, expandBraces(n)...)
+			}
 		} else {
 			pos = append(pos, expandBraces(g)...)
 		}
@@ -320,20 +328,68 @@ func segMatch(pat, seg string) bool {
 	return false
 }
 
+// expandBraces expands the first brace group of p, and the rest in turn,
+// as globset reads one: a backslash escapes the next character ("\{" and
+// "\," are literal), a comma or brace inside a [...] class is literal, and
+// a "{" without its "}" is literal.
 func expandBraces(p string) []string {
-	open := strings.IndexByte(p, '{')
+	open, end, commas := braceGroup(p)
 	if open < 0 {
 		return []string{p}
 	}
-	end := strings.IndexByte(p[open:], '}')
-	if end < 0 {
-		return []string{p}
-	}
 	var out []string
-	for _, alt := range strings.Split(p[open+1:open+end], ",") {
-		out = append(out, expandBraces(p[:open]+alt+p[open+end+1:])...)
+	from := open + 1
+	for _, c := range append(commas, end) {
+		out = append(out, expandBraces(p[:open]+p[from:c]+p[end+1:])...)
+		from = c + 1
 	}
 	return out
+}
+
+// braceGroup finds the first brace group of p not escaped or in a class:
+// the indexes of its "{", its "}" and the commas between that split it.
+// open is -1 when there is none.
+func braceGroup(p string) (open, end int, commas []int) {
+	open = -1
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++ // the next character is literal
+		case '[':
+			// A class runs to the first "]" after its first character
+			// (and after a leading negation).
+			j := i + 1
+			if j < len(p) && (p[j] == '!' || p[j] == '^') {
+				j++
+			}
+			if j < len(p) && p[j] == ']' {
+				j++
+			}
+			for j < len(p) && p[j] != ']' {
+				if p[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j < len(p) {
+				i = j
+			}
+		case '{':
+			if open < 0 {
+				open = i
+				commas = nil
+			}
+		case ',':
+			if open >= 0 {
+				commas = append(commas, i)
+			}
+		case '}':
+			if open >= 0 {
+				return open, i, commas
+			}
+		}
+	}
+	return -1, -1, nil
 }
 
 // isUnder reports whether p is dir or below it.

@@ -64,6 +64,17 @@ func TestReachable(t *testing.T) {
 		{"!.env *.md", true, "p/.env", false, true},
 		{"!sub/.env", true, "p/sub/.env", false, true}, // a slash: not judged
 		{"!./.env", true, "p/.env", false, true},       // ripgrep excludes nothing with it
+		// A slash anywhere in a glob anchors all of it, braces included.
+		{"!{.env,secrets,x/y}", true, "p/src/secrets", true, true},
+		{"!{.env,secrets,x/y}", true, "p/src/.env", false, true},
+		{"!{secrets/,.env}", true, "p/secrets", true, true}, // no path ends in a slash
+		{"!{.env,secrets}", true, "p/src/secrets", true, false},
+		{"!{a,secrets}/", true, "p/src/secrets", true, false},
+		// Braces as globset reads them: escapes and classes are literal.
+		{"!{x\\,.env}", true, "p/.env", false, true},         // one alternative, "x,.env"
+		{"!\\{secrets,.env}", true, "p/secrets", true, true}, // no group at all
+		{"!{[,]x,.env}", true, "p/.env", false, false},
+		{"!{[,]x,.env}", true, "p/]x", false, true},
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}
