@@ -95,6 +95,16 @@ func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decis
 		return root, false, nil
 	}
 	d := hit.Decision
+	if hidden(d) {
+		// A direct call answers "no such file or directory" for a path
+		// the policy hides (permission none): the block names the root
+		// searched, not the path, its rule or where it is.
+		h := root
+		h.Allow, h.Layer, h.Rule, h.Pattern, h.Source = false, d.Layer, d.Rule, "", ""
+		h.Reason = fmt.Sprintf("%s over %s would reach a path the policy hides", tool, root.Resolved)
+		h.Suggestion = "search a narrower path, or pass a glob filter that limits the search to what you need"
+		return h, true, nil
+	}
 	d.Reason = fmt.Sprintf("%s over %s would reach %s, which the policy denies (%s)", tool, root.Resolved, hit.Rel, d.Rule)
 	if d.Suggestion == "" || d.Rule == decide.RulePermissions {
 		d.Reason = fmt.Sprintf("%s over %s would reach a path the policy hides", tool, root.Resolved)
@@ -102,6 +112,15 @@ func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decis
 	d.Suggestion = fmt.Sprintf("search a narrower path that does not contain %s, or pass a glob filter that excludes it", hit.Rel)
 	return d, true, nil
 }
+
+// hidden reports whether d denies a path the policy hides entirely
+// (picket.permissions none), which a direct call is told does not exist.
+func hidden(d decide.Decision) bool {
+	return d.Rule == decide.RulePermissions && d.Reason == hiddenReason
+}
+
+// hiddenReason is decide's reason for a path the policy hides.
+const hiddenReason = "no such file or directory"
 
 // edits reports whether the call changes an existing file's content in
 // place (as opposed to listing or reading).
@@ -157,7 +176,7 @@ func BlockMessage(tool string, d decide.Decision) string {
 		Suggestion string        `json:"suggestion"`
 	}
 	b := body{tool, d.Access, d.Path, d.Resolved, d.Layer, d.Rule, d.Pattern, d.Source, d.Reason, d.Suggestion}
-	if d.Reason == "no such file or directory" {
+	if d.Reason == hiddenReason {
 		b.Pattern, b.Source = "", ""
 	}
 	js, _ := json.MarshalIndent(b, "", "  ")

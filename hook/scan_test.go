@@ -1,9 +1,11 @@
 package hook
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/picketdev/picket/decide"
@@ -178,6 +180,44 @@ func TestGitignoreLine(t *testing.T) {
 		got, ok := gitignoreLine(tt.in)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("gitignoreLine(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestScanHidesHiddenPath: a Grep or Glob over a tree holding a path with
+// permission none is denied without naming that path, its rule or its
+// policy file, as a direct Read of it is told it does not exist.
+func TestScanHidesHiddenPath(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "private", "inner"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "private", "inner", "codename.txt"), []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := decide.MustCompile(decide.Spec{Root: ws, Home: ws, Mode: decide.WorkspaceWrite,
+		Permissions: []decide.Permission{{Pattern: "private/**", Permission: decide.LevelNone, Source: "/policy/fence.jsonc"}}})
+	for _, tool := range []string{"Grep", "Glob"} {
+		c := Call{Agent: "claude", Cwd: ws, Tool: tool, Input: map[string]json.RawMessage{"pattern": json.RawMessage(`"*"`)}}
+		targets, err := Targets(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Judge(p, c, targets, Ledger{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allow {
+			t.Fatalf("%s over %s allowed", tool, ws)
+		}
+		msg := BlockMessage(tool, d)
+		for _, leak := range []string{"private", "codename", "fence.jsonc"} {
+			if strings.Contains(msg, leak) {
+				t.Errorf("%s block names %q:\n%s", tool, leak, msg)
+			}
 		}
 	}
 }
