@@ -46,11 +46,17 @@ type Hidden struct {
 // Entries the person granted for the session (granted, when not nil) count
 // as allowed.
 func FindDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
+	return findDenied(p, access, root, real, cwd, filter, grep, false, granted)
+}
+
+// findDenied is FindDenied; with split, a grep filter is read only as the
+// list Claude Code splits it into (see [Target.Split]).
+func findDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep, split bool, granted func(decide.Access, string) bool) (*Hidden, error) {
 	fi, err := os.Stat(real)
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	w := walker{p: p, access: access, filter: filter, grep: grep, granted: granted, entered: map[string]bool{}}
+	w := walker{p: p, access: access, filter: filter, grep: grep, split: split, granted: granted, entered: map[string]bool{}}
 	if cwd != "" {
 		w.anchor = filepath.Clean(cwd)
 	}
@@ -66,6 +72,7 @@ type walker struct {
 	access  decide.Access
 	filter  string
 	grep    bool
+	split   bool // grep's filter is only read as Claude Code splits it
 	seen    int
 	granted func(decide.Access, string) bool
 	entered map[string]bool // directories walked, by resolved path
@@ -153,12 +160,16 @@ func (w *walker) reachable(p string, dir bool) bool {
 	sets := [][]string{{w.filter}}
 	if w.grep {
 		// Claude Code splits Grep's glob on spaces and commas; Pi hands it
-		// to ripgrep whole. Either may be what runs.
+		// to ripgrep whole. Unless the call is known to be Claude Code's
+		// (split), either may be what runs.
 		split := grepGlobs(w.filter)
 		if len(split) == 0 {
 			return true // no --glob at all: grep reaches everything
 		}
-		sets = [][]string{split, {w.filter}}
+		sets = [][]string{split}
+		if !w.split {
+			sets = append(sets, []string{w.filter})
+		}
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")
 	for _, globs := range sets {
@@ -170,11 +181,13 @@ func (w *walker) reachable(p string, dir bool) bool {
 }
 
 // reachableBy reports whether ripgrep given these --glob lines may reach p:
-// with positive globs, when one may match it; with negations alone, when
-// none of them surely names it. Braces expand first, over the whole glob:
-// "{a/b,secrets/*}" is two globs, each with its own slashes.
+// not when a negation after the last positive glob surely names it (of the
+// globs that match an entry, ripgrep obeys the last), and with positive
+// globs, only when one may match it. Braces expand first, over the whole
+// glob: "{a/b,secrets/*}" is two globs, each with its own slashes.
 func (w *walker) reachableBy(globs []string, p string, segs []string, dir bool) bool {
 	var pos, neg []string
+	last := 0 // neg[last:] come after every positive glob
 	for _, g := range globs {
 		g, ok := gitignoreLine(g)
 		if !ok {
@@ -192,17 +205,18 @@ func (w *walker) reachableBy(globs []string, p string, segs []string, dir bool) 
 			}
 		} else {
 			pos = append(pos, expandBraces(g)...)
+			last = len(neg)
 		}
 		if len(pos)+len(neg) > maxAlternatives {
 			return true // assume the worst
 		}
 	}
-	if len(pos) == 0 {
-		for _, n := range neg {
-			if excludes(n, segs[len(segs)-1], dir) {
-				return false
-			}
+	for _, n := range neg[last:] {
+		if excludes(n, segs[len(segs)-1], dir) {
+			return false
 		}
+	}
+	if len(pos) == 0 {
 		return true
 	}
 	for _, g := range pos {

@@ -86,6 +86,35 @@ func TestReachable(t *testing.T) {
 	}
 }
 
+// TestReachableClaudeSplit: Claude Code splits Grep's glob before ripgrep
+// reads it, and ripgrep obeys the last glob that matches an entry.
+func TestReachableClaudeSplit(t *testing.T) {
+	tests := []struct {
+		filter string
+		rel    string
+		dir    bool
+		want   bool
+	}{
+		{"!.env,!secrets", "p/.env", false, false},
+		{"!.env !secrets", "p/secrets", true, false},
+		{"!.env,!secrets", "p/src", true, true},
+		{"*.md,!secrets", "p/secrets", true, false}, // the negation comes last
+		{"*,!.env", "p/.env", false, false},
+		{"!secrets,*.md", "p/secrets", true, true}, // a later positive may take it back
+		{"!.env,*,!x", "p/.env", false, true},
+		{"*,!secrets/", "p/secrets", false, true}, // names directories only
+		{"*.md,!sub/secrets", "p/sub/secrets", true, true},
+		{"*.go,!.env", "p/.env", false, false},
+		{"*.go,!.env", "p/secrets", true, true},
+	}
+	for _, tt := range tests {
+		w := walker{filter: tt.filter, grep: true, split: true, anchor: "/w/p/sub"}
+		if got := w.reachable(tt.rel, tt.dir); got != tt.want {
+			t.Errorf("reachable(filter %q, split, %q, dir %v) = %v, want %v", tt.filter, tt.rel, tt.dir, got, tt.want)
+		}
+	}
+}
+
 func TestGrepGlobs(t *testing.T) {
 	tests := []struct {
 		in   string

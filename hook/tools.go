@@ -27,6 +27,10 @@ type Target struct {
 	// braces stays whole), "!" negates, and a glob without a slash matches
 	// base names. Otherwise Filter is one glob over the relative path.
 	FilterBase bool
+	// Split says the agent is known to split Filter as Claude Code does
+	// (see [grepGlobs]) before ripgrep reads it; without it, Filter is
+	// also read as one glob, as Pi passes it.
+	Split bool
 	// Root marks the directory a recursive tool was told to search (its
 	// path field), as opposed to one picket derived from a pattern. It must
 	// exist: a search root picket cannot find is one it cannot scan.
@@ -98,7 +102,7 @@ func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error)
 		if t[0].Filter, err = optString(in, "glob"); err != nil {
 			return nil, err
 		}
-		t[0].FilterBase = true
+		t[0].FilterBase, t[0].Split = true, true
 		if alt := claudeSearchPath(t[0].Path); alt != t[0].Path {
 			a := t[0]
 			a.Path = alt

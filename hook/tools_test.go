@@ -117,6 +117,10 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "", in: `{}`, wantErr: "not judged"},
 	}
 	for _, tt := range tests {
+		for i := range tt.want {
+			// Claude Code's Grep glob is read only as Claude Code splits it.
+			tt.want[i].Split = tt.want[i].FilterBase
+		}
 		got, err := ClaudeTargets(tt.tool, input(t, tt.in))
 		checkMapping(t, "ClaudeTargets", tt, got, err)
 	}
