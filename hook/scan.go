@@ -37,7 +37,8 @@ type Hidden struct {
 // directory is walked at its target, as a tool that follows links would
 // read it (Claude Code 2.1.197 runs ripgrep without --follow, so this is
 // the cautious side). Each directory is walked once, under the first
-// spelling from which the filter can reach into it, so loops end and a
+// spelling from which the filter can reach into it (links last, so a
+// directory's own spelling comes first), so loops end and a
 // pnpm node_modules is walked at its real size; a spelling the filter
 // reaches nothing below does not use a directory up. filter, when set,
 // limits what the tool reaches: ripgrep --glob lines, one (Glob's pattern)
@@ -61,6 +62,14 @@ func findDenied(p decide.Policy, access decide.Access, root, real, cwd, filter s
 		w.anchor = filepath.Clean(cwd)
 	}
 	hit, err := w.dir(real, filepath.Clean(root), "")
+	// Linked directories last: the tools walk the tree without following
+	// links, so every directory is first walked under the spelling they
+	// reach it by, if the filter lets them into it there.
+	for len(w.links) > 0 && hit == nil && err == nil {
+		l := w.links[0]
+		w.links = w.links[1:]
+		hit, err = w.dir(l.real, l.spelled, l.rel)
+	}
 	if errors.Is(err, errTooLarge) {
 		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, real)
 	}
@@ -77,6 +86,13 @@ type walker struct {
 	granted func(decide.Access, string) bool
 	entered map[string]bool // directories walked, by resolved path
 	anchor  string          // where the tool's ripgrep runs: its anchored globs start there
+	links   []link          // linked directories, walked after the tree itself
+}
+
+// link is a symlink to a directory found below the root, to walk at its
+// target once the tree itself is walked.
+type link struct {
+	real, spelled, rel string
 }
 
 // dir walks one directory: real is its resolved path, spelled the path the
@@ -112,6 +128,10 @@ func (w *walker) dir(real, spelled, rel string) (*Hidden, error) {
 		// A tool that follows symlinks (ripgrep with --follow) reads a
 		// linked directory's tree too: walk the target, once.
 		if sub := w.subdir(childReal, e, d); sub != "" {
+			if !e.IsDir() {
+				w.links = append(w.links, link{sub, childSpelled, childRel})
+				continue
+			}
 			if hit, err := w.dir(sub, childSpelled, childRel); hit != nil || err != nil {
 				return hit, err
 			}

@@ -172,6 +172,10 @@ func TestFindDeniedSpellings(t *testing.T) {
 		{ws, ws, "real/.env", true, "real/.env"},
 		{ws, ws, "real/*", true, "real/.env"},
 		{ws, ws, "r*/.env", false, "real/.env"},
+		// The filter reaches into a-link, but not to its .env: real/ is
+		// still walked under its own spelling, which ripgrep reaches.
+		{ws, ws, "{a-link/x,real/.env}", false, "real/.env"},
+		{ws, ws, "{a-link/x,real/.env}", true, "real/.env"},
 		{ws, ws, "*.txt", true, "cfg/secrets/key.txt"},
 		{ws + "/cfg", ws + "/cfg", "", true, "secrets/key.txt"},
 		{ws + "/cfg/secrets", home + "/vault", "", true, "key.txt"},
