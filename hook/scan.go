@@ -283,8 +283,67 @@ func excludes(n, base string, dir bool) bool {
 	if n == "" || strings.Contains(n, "/") || strings.Contains(n, "**") || dirOnly && !dir {
 		return false
 	}
-	ok, err := path.Match(strings.ReplaceAll(n, "[!", "[^"), base)
+	// ripgrep matches bytes: "?" or a class takes one byte, so it does not
+	// take an "é". A backslash, or a class beside such a character, is
+	// not judged ("\\[!x]" names "[!x]", not "[^x]").
+	if strings.Contains(n, "\\") || strings.Contains(n, "[") && !isASCII(n) {
+		return false
+	}
+	ok, err := path.Match(bytewise(shellClasses(n)), bytewise(base))
 	return err == nil && ok
+}
+
+// bytewise spells each byte of s as one rune, so that path.Match matches
+// bytes as ripgrep's globs do.
+func bytewise(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	r := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		r[i] = rune(s[i])
+	}
+	return string(r)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// shellClasses spells a shell class negation "[!...]" as path.Match does,
+// "[^...]", where a class starts: not after an escape, not inside a class.
+func shellClasses(p string) string {
+	b := []byte(p)
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(b) && b[j] == '!' {
+				b[j] = '^'
+			}
+			if j < len(b) && b[j] == '^' {
+				j++
+			}
+			if j < len(b) && b[j] == ']' {
+				j++
+			}
+			for j < len(b) && b[j] != ']' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			i = j
+		}
+	}
+	return string(b)
 }
 
 // gitignoreLine reads one --glob value as ripgrep does, as a gitignore
@@ -351,6 +410,13 @@ const maxAlternatives = 256
 // all-lowercase pattern so; matching more is the cautious side). A
 // malformed pattern counts as a match.
 func segMatch(pat, seg string) bool {
+	// As ripgrep matches it: bytes, case and all ("??" takes an "é",
+	// "[Z-a]" an "_", which neither does lowered and by rune).
+	for _, alt := range expandBraces(pat) {
+		if ok, err := path.Match(bytewise(shellClasses(alt)), bytewise(seg)); err != nil || ok {
+			return true
+		}
+	}
 	// Shell globs negate a class with "[!...]"; path.Match spells it "[^...]".
 	pat = strings.ToLower(strings.ReplaceAll(pat, "[!", "[^"))
 	seg = strings.ToLower(seg)

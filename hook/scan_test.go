@@ -77,6 +77,23 @@ func TestReachable(t *testing.T) {
 		{"!\\{secrets,.env}", true, "p/secrets", true, true}, // no group at all
 		{"!{[,]x,.env}", true, "p/.env", false, false},
 		{"!{[,]x,.env}", true, "p/]x", false, true},
+		// ripgrep's globs match bytes, case and all: "?" or a class takes
+		// one byte, not an "é"; "\\[!x]" names "[!x]" (checked against
+		// Claude Code 2.1.197's ripgrep 14.1.1).
+		{".env.??", true, "p/.env.é", false, true},
+		{".env.??", false, "p/.env.é", false, true},
+		{".env.[!a][!a]", true, "p/.env.é", false, true},
+		{".env.[Z-a]", true, "p/.env._", false, true},
+		{".env.[Z-a]", false, "p/.env._", false, true},
+		{"!.env.?", true, "p/.env.é", false, true},
+		{"!.env.?", true, "p/.env.a", false, false},
+		{"!.env.?", false, "p/.env.é", false, true},
+		{"!.env.é", true, "p/.env.é", false, false},
+		{"!.env.[!a]", true, "p/.env.é", false, true},
+		{"!.env.[é]", true, "p/.env.é", false, true},
+		{"!.env.[!b]", true, "p/.env.a", false, false},
+		{"!.env.\\[!x]", true, "p/.env.[^x]", false, true},
+		{"!.env.\\[!x]", false, "p/.env.[^x]", false, true},
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}
@@ -106,6 +123,10 @@ func TestReachableClaudeSplit(t *testing.T) {
 		{"*.md,!sub/secrets", "p/sub/secrets", true, true},
 		{"*.go,!.env", "p/.env", false, false},
 		{"*.go,!.env", "p/secrets", true, true},
+		{"*,!.env.?", "p/.env.é", false, true}, // "?" takes one byte
+		{"*,!.env.[^a]", "p/.env.é", false, true},
+		{"*,!.env.\\[!x]", "p/.env.[^x]", false, true},
+		{"*,!.env.[!x]", "p/.env.a", false, false},
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: true, split: true, anchor: "/w/p/sub"}
