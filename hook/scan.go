@@ -221,10 +221,18 @@ func (w *walker) reachableBy(globs []string, p string, segs []string, dir bool) 
 				// directory at all. Kept whole, it names nothing here.
 				neg = append(neg, n)
 			} else {
-				neg = append(neg, expandBraces(n)...)
+				alts, ok := expandBraces(n)
+				if !ok {
+					return true // assume the worst
+				}
+				neg = append(neg, alts...)
 			}
 		} else {
-			pos = append(pos, expandBraces(g)...)
+			alts, ok := expandBraces(g)
+			if !ok {
+				return true
+			}
+			pos = append(pos, alts...)
 			last = len(neg)
 		}
 		if len(pos)+len(neg) > maxAlternatives {
@@ -412,7 +420,11 @@ const maxAlternatives = 256
 func segMatch(pat, seg string) bool {
 	// As ripgrep matches it: bytes, case and all ("??" takes an "é",
 	// "[Z-a]" an "_", which neither does lowered and by rune).
-	for _, alt := range expandBraces(pat) {
+	alts, ok := expandBraces(pat)
+	if !ok {
+		return true
+	}
+	for _, alt := range alts {
 		if ok, err := path.Match(bytewise(shellClasses(alt)), bytewise(seg)); err != nil || ok {
 			return true
 		}
@@ -420,7 +432,8 @@ func segMatch(pat, seg string) bool {
 	// Shell globs negate a class with "[!...]"; path.Match spells it "[^...]".
 	pat = strings.ToLower(strings.ReplaceAll(pat, "[!", "[^"))
 	seg = strings.ToLower(seg)
-	for _, alt := range expandBraces(pat) {
+	alts, _ = expandBraces(pat)
+	for _, alt := range alts {
 		if ok, err := path.Match(alt, seg); err != nil || ok {
 			return true
 		}
@@ -432,18 +445,26 @@ func segMatch(pat, seg string) bool {
 // as globset reads one: a backslash escapes the next character ("\{" and
 // "\," are literal), a comma or brace inside a [...] class is literal, and
 // a "{" without its "}" is literal.
-func expandBraces(p string) []string {
+// Past maxAlternatives it stops, and ok is false: each group doubles the
+// work at least, and a caller must then assume the worst.
+func expandBraces(p string) (alts []string, ok bool) {
+	return alts, expandInto(p, &alts)
+}
+
+func expandInto(p string, out *[]string) bool {
 	open, end, commas := braceGroup(p)
 	if open < 0 {
-		return []string{p}
+		*out = append(*out, p)
+		return len(*out) <= maxAlternatives
 	}
-	var out []string
 	from := open + 1
 	for _, c := range append(commas, end) {
-		out = append(out, expandBraces(p[:open]+p[from:c]+p[end+1:])...)
+		if !expandInto(p[:open]+p[from:c]+p[end+1:], out) {
+			return false
+		}
 		from = c + 1
 	}
-	return out
+	return true
 }
 
 // braceGroup finds the first brace group of p not escaped or in a class:

@@ -103,6 +103,28 @@ func TestReachable(t *testing.T) {
 	}
 }
 
+// TestExpandBracesBounded: every brace group at least doubles a glob's
+// alternatives; past maxAlternatives the expansion stops (twenty groups
+// took seconds and would grow without bound), and a filter past it
+// reaches everything.
+func TestExpandBracesBounded(t *testing.T) {
+	many := strings.Repeat("{a,b}", 20)
+	if alts, ok := expandBraces(many + ".env"); ok || len(alts) > maxAlternatives+1 {
+		t.Errorf("expandBraces(20 groups) = %d alternatives, ok %v; want at most %d and not ok", len(alts), ok, maxAlternatives+1)
+	}
+	if alts, ok := expandBraces("{a,b}{c,d}.env"); !ok || len(alts) != 4 {
+		t.Errorf("expandBraces(2 groups) = %q, %v", alts, ok)
+	}
+	for _, filter := range []string{"!" + many, "*.md,!.env" + many, many + "*.md"} {
+		for _, grep := range []bool{true, false} {
+			w := walker{filter: filter, grep: grep, split: grep}
+			if !w.reachable("p/.env", false) {
+				t.Errorf("reachable(filter %q, grep %v, p/.env) = false, want the worst assumed", filter, grep)
+			}
+		}
+	}
+}
+
 // TestReachableClaudeSplit: Claude Code splits Grep's glob before ripgrep
 // reads it, and ripgrep obeys the last glob that matches an entry.
 func TestReachableClaudeSplit(t *testing.T) {
