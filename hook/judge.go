@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -31,6 +34,11 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 		if t.Recursive {
 			if dd, denied, err := scan(p, c, t, d); err != nil || denied {
 				return dd, err
+			}
+		}
+		if t.Listing {
+			if dd, denied := listsHidden(p, c, d); denied {
+				return dd, nil
 			}
 		}
 		// Claude Code loads memory files with reads and writes alike.
@@ -111,6 +119,44 @@ func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decis
 	}
 	d.Suggestion = fmt.Sprintf("search a narrower path that does not contain %s, or pass a glob filter that excludes it", hit.Rel)
 	return d, true, nil
+}
+
+// listsHidden denies a directory listing that would show the name of a
+// path the policy hides (picket.permissions none), which a direct call is
+// told does not exist. Other denied names (.env) may show: a listing
+// holds no content. Only a policy that hides something pays for the look.
+func listsHidden(p decide.Policy, c Call, dir decide.Decision) (decide.Decision, bool) {
+	if !slices.ContainsFunc(p.Spec().Permissions, func(pm decide.Permission) bool { return pm.Permission == decide.LevelNone }) {
+		return dir, false
+	}
+	f, err := os.Open(dir.Resolved)
+	if err != nil {
+		return dir, false // the tool cannot list it either
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return dir, false // a file lists as its own name
+	}
+	names, err := f.Readdirnames(ScanLimit + 1)
+	if err != nil && !errors.Is(err, io.EOF) || len(names) > ScanLimit {
+		d := dir
+		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"
+		d.Reason = fmt.Sprintf("%s cannot list %s: picket could not read all of it to see that none of it is hidden", c.Tool, dir.Resolved)
+		d.Suggestion = "list a smaller directory"
+		return d, true
+	}
+	for _, n := range names {
+		cd := decide.Check(p, decide.List, filepath.Join(dir.Resolved, n), c.Cwd, -1)
+		if cd.Allow || !hidden(cd) {
+			continue
+		}
+		d := dir
+		d.Allow, d.Layer, d.Rule = false, cd.Layer, cd.Rule
+		d.Reason = fmt.Sprintf("%s of %s would show a path the policy hides", c.Tool, dir.Resolved)
+		d.Suggestion = "list a narrower directory, or name the files you need"
+		return d, true
+	}
+	return dir, false
 }
 
 // hidden reports whether d denies a path the policy hides entirely

@@ -23,7 +23,7 @@ func piTargets(c Call) ([]Target, error) {
 	case "edit":
 		t, err = one(c.Input, "path", decide.Write, false)
 	case "ls":
-		t, err = one(c.Input, "path", decide.List, true)
+		t, err = listing(one(c.Input, "path", decide.List, true))
 	case "grep":
 		if t, err = one(c.Input, "path", decide.Read, true); err == nil {
 			t[0].Recursive, t[0].Root = true, true

@@ -297,3 +297,64 @@ func TestScanHidesHiddenPath(t *testing.T) {
 		}
 	}
 }
+
+// TestListingHidesHiddenPath: a listing (LS, Pi's ls) of a directory
+// holding a path with permission none is denied without naming it, as a
+// direct call is told it does not exist; a listing beside it, inside it
+// is the path's own deny, and names that are only denied (.env) show.
+func TestListingHidesHiddenPath(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"private/codename.txt", "src/a.go", ".env"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("SECRET"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := decide.Spec{Root: ws, Home: ws, Mode: decide.WorkspaceWrite,
+		DenyRead: []decide.Rule{{Pattern: ".env"}},
+		Permissions: []decide.Permission{{Pattern: "private/**", Permission: decide.LevelNone, Source: "/policy/fence.jsonc"}}}
+	hiding := decide.MustCompile(spec)
+	spec.Permissions = nil
+	plain := decide.MustCompile(spec)
+	tests := []struct {
+		agent, tool, path string
+		p                 decide.Policy
+		allow             bool
+	}{
+		{"claude", "LS", ws, hiding, false},
+		{"pi", "ls", ws, hiding, false},
+		{"pi", "ls", "", hiding, false}, // the cwd, by default
+		{"claude", "LS", filepath.Join(ws, "src"), hiding, true},
+		{"claude", "LS", filepath.Join(ws, "src", "a.go"), hiding, true},
+		{"claude", "LS", filepath.Join(ws, "private"), hiding, false},
+		{"claude", "LS", ws, plain, true}, // .env's name may show
+		{"pi", "ls", ws, plain, true},
+	}
+	for _, tt := range tests {
+		in := map[string]json.RawMessage{}
+		if tt.path != "" {
+			in["path"], _ = json.Marshal(tt.path)
+		}
+		c := Call{Agent: tt.agent, Cwd: ws, Tool: tt.tool, Input: in}
+		targets, err := Targets(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Judge(tt.p, c, targets, Ledger{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allow != tt.allow {
+			t.Errorf("%s %s %q = %v (%s), want allowed %v", tt.agent, tt.tool, tt.path, d.Allow, d.Reason, tt.allow)
+			continue
+		}
+		if msg := BlockMessage(tt.tool, d); !d.Allow && strings.Contains(msg, "codename") || strings.Contains(msg, "fence.jsonc") {
+			t.Errorf("%s %s block names the hidden path:\n%s", tt.agent, tt.tool, msg)
+		}
+	}
+}

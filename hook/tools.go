@@ -31,6 +31,9 @@ type Target struct {
 	// (see [grepGlobs]) before ripgrep reads it; without it, Filter is
 	// also read as one glob, as Pi passes it.
 	Split bool
+	// Listing marks a tool that shows a directory's names (LS, Pi's ls):
+	// a path the policy hides must not show among them.
+	Listing bool
 	// Root marks the directory a recursive tool was told to search (its
 	// path field), as opposed to one picket derived from a pattern. It must
 	// exist: a search root picket cannot find is one it cannot scan.
@@ -85,7 +88,7 @@ func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error)
 	case "NotebookEdit":
 		return one(in, "notebook_path", decide.Write, false)
 	case "LS":
-		return one(in, "path", decide.List, false)
+		return listing(one(in, "path", decide.List, false))
 	case "LSP":
 		// A language server answers about the file named (hover shows a
 		// constant's value): judged as a read of it. A request without
@@ -175,6 +178,14 @@ func one(in map[string]json.RawMessage, field string, a decide.Access, optional 
 		}
 	}
 	return []Target{{Access: a, Path: p, Size: -1}}, nil
+}
+
+// listing marks targets as a directory listing's (see [Target.Listing]).
+func listing(t []Target, err error) ([]Target, error) {
+	for i := range t {
+		t[i].Listing = true
+	}
+	return t, err
 }
 
 func optString(in map[string]json.RawMessage, field string) (string, error) {

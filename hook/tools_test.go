@@ -22,6 +22,7 @@ func input(t *testing.T, js string) map[string]json.RawMessage {
 func read(p string) Target  { return Target{Access: decide.Read, Path: p, Size: -1} }
 func write(p string) Target { return Target{Access: decide.Write, Path: p, Size: -1} }
 func list(p string) Target  { return Target{Access: decide.List, Path: p, Size: -1} }
+func lists(t Target) Target { t.Listing = true; return t }
 
 func recursive(t Target, filter string, grep bool) Target {
 	t.Recursive, t.Filter, t.FilterBase = true, filter, grep
@@ -66,7 +67,7 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "MultiEdit", in: `{"edits":[]}`, wantErr: "no file_path"},
 		{tool: "NotebookEdit", in: `{"notebook_path":"/p/n.ipynb","new_source":"x"}`, want: []Target{write("/p/n.ipynb")}},
 		{tool: "NotebookEdit", in: `{"file_path":"/p/n.ipynb"}`, wantErr: "no notebook_path"},
-		{tool: "LS", in: `{"path":"/p/sub"}`, want: []Target{list("/p/sub")}},
+		{tool: "LS", in: `{"path":"/p/sub"}`, want: []Target{lists(list("/p/sub"))}},
 		{tool: "LS", in: `{}`, wantErr: "no path"},
 		// Claude Code 2.1.332's LSP tool: the language server answers
 		// about filePath (a hover shows a constant's value).
@@ -139,8 +140,8 @@ func TestPiTargets(t *testing.T) {
 		{tool: "write", in: `{"path":"@/p/new.txt","content":"hi"}`, want: []Target{sized}},
 		{tool: "write", in: `{"content":"hi"}`, wantErr: "no path"},
 		{tool: "edit", in: `{"path":"@/p/a.go","edits":[]}`, want: []Target{write("/p/a.go")}},
-		{tool: "ls", in: `{"path":"@/etc"}`, want: []Target{list("/etc")}},
-		{tool: "ls", in: `{}`, want: []Target{list(".")}},
+		{tool: "ls", in: `{"path":"@/etc"}`, want: []Target{lists(list("/etc"))}},
+		{tool: "ls", in: `{}`, want: []Target{lists(list("."))}},
 		{tool: "grep", in: `{"pattern":"x","path":"@/p","glob":"*.md"}`, want: []Target{searched(read("/p"), "*.md", true)}},
 		{tool: "grep", in: `{"pattern":"x"}`, want: []Target{searched(read("."), "", true)}},
 		{tool: "grep", in: `{"pattern":"x","glob":7}`, wantErr: "glob: not a string"},
