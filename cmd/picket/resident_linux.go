@@ -264,10 +264,25 @@ func writeAll(fd int, b []byte) error {
 
 // readAll reads fd to its end, at most max bytes.
 func readAll(fd int, max int) ([]byte, error) {
+	return readAllBy(fd, max, time.Time{})
+}
+
+// readAllBy is readAll, given up at deadline when it is set: each read
+// may wait only for what is left of it (SO_RCVTIMEO bounds one read, and
+// a peer sending a byte at a time would otherwise never time out).
+func readAllBy(fd int, max int, deadline time.Time) ([]byte, error) {
 	buf := make([]byte, 0, 4096)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
+		}
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return nil, unix.ETIMEDOUT
+			}
+			tv := unix.NsecToTimeval(left.Nanoseconds())
+			unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 		}
 		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
 		if errors.Is(err, unix.EINTR) {
@@ -405,6 +420,19 @@ func runHookServer(c *cli, args []string) int {
 			}
 		}
 	}()
+	// Requests are read side by side, so a hook that is slow to send
+	// (stopped, or trickling) holds up no other; they are answered one at
+	// a time, since a call runs with its hook's umask, the process's.
+	received := make(chan hookRequest)
+	go func() {
+		for r := range received {
+			s.last.Store(time.Now().UnixNano())
+			s.serve(r)
+			unix.Close(r.fd)
+			s.last.Store(time.Now().UnixNano())
+		}
+	}()
+	readers := make(chan struct{}, residentReaders)
 	for {
 		nfd, _, err := unix.Accept4(lfd, unix.SOCK_CLOEXEC)
 		if err != nil {
@@ -414,10 +442,44 @@ func runHookServer(c *cli, args []string) int {
 			return 1
 		}
 		s.last.Store(time.Now().UnixNano())
-		s.serve(nfd)
-		unix.Close(nfd)
-		s.last.Store(time.Now().UnixNano())
+		readers <- struct{}{}
+		go func() {
+			defer func() { <-readers }()
+			r, ok := receive(nfd)
+			if !ok {
+				unix.Close(nfd)
+				return
+			}
+			received <- r
+		}()
 	}
+}
+
+// residentReaders bounds the requests a server reads at once.
+const residentReaders = 32
+
+// hookRequest is one hook's request, read in full.
+type hookRequest struct {
+	fd   int
+	cred *unix.Ucred
+	raw  []byte
+}
+
+// receive reads a hook's request, within residentTimeout in all: the
+// request is read before anything is answered, since a reply to a hook
+// whose request is still unread is lost to a reset connection.
+func receive(fd int) (hookRequest, bool) {
+	tv := unix.NsecToTimeval(residentTimeout.Nanoseconds())
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil || int(cred.Uid) != os.Geteuid() {
+		return hookRequest{}, false
+	}
+	raw, err := readAllBy(fd, hook.MaxEvent+1<<20, time.Now().Add(residentTimeout))
+	if err != nil {
+		return hookRequest{}, false
+	}
+	return hookRequest{fd: fd, cred: cred, raw: raw}, true
 }
 
 type residentServer struct {
@@ -426,12 +488,10 @@ type residentServer struct {
 	caches map[string]*policyCache // by the environment a policy depends on
 }
 
-// serve answers one hook, one at a time: the call runs with the hook's
-// umask, which is the process's.
-func (s *residentServer) serve(fd int) {
-	tv := unix.NsecToTimeval(residentTimeout.Nanoseconds())
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+// serve answers one hook's request, one at a time: the call runs with
+// the hook's umask, which is the process's.
+func (s *residentServer) serve(r hookRequest) {
+	fd, cred, raw := r.fd, r.cred, r.raw
 	answer := func(status residentStatus, stdout, stderr []byte) {
 		msg := []byte{byte(status)}
 		msg = binary.BigEndian.AppendUint32(msg, uint32(len(stdout)))
@@ -439,16 +499,6 @@ func (s *residentServer) serve(fd int) {
 		msg = binary.BigEndian.AppendUint32(msg, uint32(len(stderr)))
 		msg = append(msg, stderr...)
 		writeAll(fd, msg)
-	}
-	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
-	if err != nil || int(cred.Uid) != os.Geteuid() {
-		return
-	}
-	// The request is read before anything is answered: a reply to a hook
-	// whose request is still unread is lost to a reset connection.
-	raw, err := readAll(fd, hook.MaxEvent+1<<20)
-	if err != nil {
-		return
 	}
 	if !s.self.sees(fd, cred) {
 		answer(residentLocal, nil, nil)

@@ -529,3 +529,42 @@ func serverPid(t *testing.T, sock string) int {
 	t.Fatalf("no hook-server process serves %s", sock)
 	return 0
 }
+
+// TestResidentSlowSender: a peer that sends its request a byte at a time
+// (or is stopped halfway) holds up no other hook, and the server gives up
+// on it once residentTimeout has passed in all, however often a byte
+// arrives.
+func TestResidentSlowSender(t *testing.T) {
+	rig := newResidentRig(t)
+	h := newHookProject(t, hookFence)
+	sock := rig.startServer(h)
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: sock}); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan bool, 1)
+	go func() {
+		unix.Write(fd, []byte{0}) // the start of a request
+		// Until the server hangs up: a byte every 200 ms, for 15 s at most.
+		for i := 0; i < 75; i++ {
+			time.Sleep(200 * time.Millisecond)
+			if _, err := unix.Write(fd, []byte{0}); err != nil {
+				closed <- true
+				return
+			}
+		}
+		closed <- false
+	}()
+	time.Sleep(300 * time.Millisecond) // the server is reading it
+	a := rig.hook(rig.env(h, "PICKET_RESIDENT=require"), h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "README.md")}))
+	if a.stdout != "" {
+		t.Errorf("with a peer trickling its request, a hook got no answer from the server:\n%s%s", a.stdout, a.stderr)
+	}
+	if !<-closed {
+		t.Errorf("the server still read a peer that sent a byte every 200 ms after 15 s")
+	}
+}
