@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/picketdev/picket/decide"
 )
@@ -122,6 +123,15 @@ func saveWalk(dir, key string, x *expansion) {
 	if dir == "" {
 		return
 	}
+	file := cacheFile(dir, key)
+	if !utf8Walk(x) {
+		// JSON keeps strings as UTF-8: a name that is not would come back
+		// as another (U+FFFD), and the sandbox would mount over a path that
+		// does not exist instead of the one the walk found. Such a walk is
+		// not kept; nor is the one before it, which no longer holds.
+		os.Remove(file)
+		return
+	}
 	recent := time.Now().Add(-racyWindow).UnixNano()
 	dirs := append([]dirStamp{}, x.dirs...)
 	for i := range dirs {
@@ -134,8 +144,31 @@ func saveWalk(dir, key string, x *expansion) {
 	if err != nil || os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
-	tmp := fmt.Sprintf("%s.%d", cacheFile(dir, key), os.Getpid())
-	if os.WriteFile(tmp, b, 0o600) == nil && os.Rename(tmp, cacheFile(dir, key)) == nil {
-		x.walkFile = cacheFile(dir, key)
+	tmp := fmt.Sprintf("%s.%d", file, os.Getpid())
+	if os.WriteFile(tmp, b, 0o600) == nil && os.Rename(tmp, file) == nil {
+		x.walkFile = file
 	}
+}
+
+// utf8Walk reports whether every path the walk found is valid UTF-8, so
+// that it survives a round trip through JSON.
+func utf8Walk(x *expansion) bool {
+	for _, h := range x.hide {
+		if !utf8.ValidString(h.Path) {
+			return false
+		}
+	}
+	for _, list := range [][]string{x.protect, x.write, x.read, x.symlinks} {
+		for _, p := range list {
+			if !utf8.ValidString(p) {
+				return false
+			}
+		}
+	}
+	for _, d := range x.dirs {
+		if !utf8.ValidString(d.Path) {
+			return false
+		}
+	}
+	return true
 }

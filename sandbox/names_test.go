@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// namesTree makes a workspace and a home under a fresh directory and the
+// given files (relative to it) with some content.
+func namesTree(t *testing.T, files ...string) (base, ws, home string) {
+	t.Helper()
+	base = t.TempDir()
+	ws, home = filepath.Join(base, "ws"), filepath.Join(base, "home")
+	for _, d := range []string{ws, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		p := filepath.Join(base, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("secret"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, ws, home
+}
+
+func hiddenPaths(x expansion) []string {
+	var out []string
+	for _, h := range x.hide {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+// agreeHidden checks that every path check denies for reading is hidden by
+// the expansion, and that those it allows are not.
+func agreeHidden(t *testing.T, s decide.Spec, x expansion, deny, allow []string) {
+	t.Helper()
+	p := decide.MustCompile(s)
+	hidden := hiddenPaths(x)
+	for _, f := range deny {
+		if d := decide.Check(p, decide.Read, f, s.Root, -1); d.Allow {
+			t.Fatalf("check allows %q; the test expects a deny", f)
+		}
+		if !under(f, hidden) {
+			t.Errorf("check denies reading %q, but the sandbox does not hide it (hidden: %q)", f, hidden)
+		}
+	}
+	for _, f := range allow {
+		if d := decide.Check(p, decide.Read, f, s.Root, -1); !d.Allow {
+			t.Fatalf("check denies %q; the test expects an allow", f)
+		}
+		if under(f, hidden) {
+			t.Errorf("check allows reading %q, but the sandbox hides it", f)
+		}
+	}
+}
+
+// A walk reused from the cache must name the same paths as the walk that
+// made it, whatever bytes they hold: JSON would turn a name that is not
+// UTF-8 into another (U+FFFD), hiding a path that does not exist and
+// leaving the denied one readable.
+func TestExpandCacheKeepsNamesNotUTF8(t *testing.T) {
+	_, ws, home := namesTree(t, "ws/a\xff.secret", "ws/b\xfe\xff.lock", "ws/ok.secret")
+	cache := filepath.Join(t.TempDir(), "cache")
+	s := decide.Spec{Root: ws, Home: home, Mode: decide.WorkspaceWrite,
+		DenyRead: decide.Rules("test", "**/*.secret"), DenyWrite: decide.Rules("test", "**/*.lock")}
+	for i, what := range []string{"the first walk", "a reused walk"} {
+		x, err := expand(s, decide.SandboxSettings{}, ws, home, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 && x.stats.Cached {
+			t.Logf("%s came from the cache", what)
+		}
+		agreeHidden(t, s, x, []string{ws + "/a\xff.secret", ws + "/ok.secret"}, nil)
+		if !slices.Contains(x.protect, ws+"/b\xfe\xff.lock") {
+			t.Errorf("%s: %q is not protected (protect: %q)", what, ws+"/b\xfe\xff.lock", x.protect)
+		}
+		for _, h := range hiddenPaths(x) {
+			if _, err := os.Lstat(h); err != nil {
+				t.Errorf("%s hides %q, which does not exist", what, h)
+			}
+		}
+	}
+}
