@@ -142,7 +142,13 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 		}
 	}
 	for _, r := range s.Blocklist {
-		ms = append(ms, matcher{class: classHide, name: strings.ToLower(r.Pattern), fold: true})
+		name := strings.ToLower(r.Pattern)
+		if strings.ContainsAny(name, `[\{`) {
+			// path.Match reads a class ("[!x]" is not a negation) and a
+			// backslash (an escape) otherwise than decide: no prefilter.
+			name = ""
+		}
+		ms = append(ms, matcher{class: classHide, name: name, fold: true})
 	}
 	depth, entries := Bounds(set)
 	key := cacheKey(s, root, home, depth, entries)

@@ -64,6 +64,22 @@ func agreeHidden(t *testing.T, s decide.Spec, x expansion, deny, allow []string)
 	}
 }
 
+// A blocklist glob is matched by decide's syntax: "[!x]" is a negated
+// class and a backslash is a literal character. The walk's prefilter must
+// not read them as path.Match does, or it skips what check denies.
+func TestExpandBlocklistGlobSyntax(t *testing.T) {
+	_, ws, home := namesTree(t, "ws/secreta", "ws/secretx", `ws/tok\enABC`, "ws/sub/keyZ", "ws/sub/key1")
+	s := decide.Spec{Root: ws, Home: home, Mode: decide.WorkspaceWrite,
+		Blocklist: decide.Rules("test", "secret[!x]", `tok\en*`, "key[^0-9]")}
+	x, err := expand(s, decide.SandboxSettings{}, ws, home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agreeHidden(t, s, x,
+		[]string{ws + "/secreta", ws + `/tok\enABC`, ws + "/sub/keyZ"},
+		[]string{ws + "/secretx", ws + "/sub/key1"})
+}
+
 // A walk reused from the cache must name the same paths as the walk that
 // made it, whatever bytes they hold: JSON would turn a name that is not
 // UTF-8 into another (U+FFFD), hiding a path that does not exist and
