@@ -138,7 +138,17 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 				}
 				continue
 			}
-			ms = append(ms, globMatcher(class(c), lit, rest, s.CaseInsensitive))
+			m := globMatcher(class(c), lit, rest, s.CaseInsensitive)
+			ms = append(ms, m)
+			if s.CaseInsensitive && m.prefix != "" && (class(c) == classHide || class(c) == classProtect) {
+				// The pattern's literal directories, spelled in another
+				// case on disk, are other trees check covers: walk them too.
+				for _, v := range folded.variants(m.prefix) {
+					mv := m
+					mv.prefix = v
+					ms = append(ms, mv)
+				}
+			}
 		}
 	}
 	for _, r := range s.Blocklist {
@@ -209,7 +219,9 @@ func (f caseFolder) variants(p string) []string {
 		var next []string
 		for _, dir := range cands {
 			for _, name := range f.names(dir) {
-				if strings.EqualFold(name, comp) && len(next) < maxCaseVariants {
+				// Folded as decide folds (strings.ToLower): EqualFold does
+				// not take "İ" for "i", which ToLower does.
+				if strings.ToLower(name) == strings.ToLower(comp) && len(next) < maxCaseVariants {
 					next = append(next, filepath.Join(dir, name))
 				}
 			}

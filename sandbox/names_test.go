@@ -108,3 +108,20 @@ func TestExpandCacheKeepsNamesNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// With caseInsensitive, check folds paths with strings.ToLower, which
+// takes "İ" (U+0130) for "i": the other spellings on disk the sandbox
+// fences must be found by the same folding, for literal rules and for the
+// literal directories of glob rules outside the workspace and home.
+func TestExpandCaseVariantsFoldAsCheck(t *testing.T) {
+	base, ws, home := namesTree(t, "ws/pr\u0130vate/s", "ws/private/s", "srv/DATA/a.csv", "srv/DATA/b.txt")
+	s := decide.Spec{Root: ws, Home: home, Mode: decide.WorkspaceWrite, CaseInsensitive: true,
+		DenyRead: decide.Rules("test", "./private", base+"/srv/Data/*.csv")}
+	x, err := expand(s, decide.SandboxSettings{}, ws, home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agreeHidden(t, s, x,
+		[]string{ws + "/pr\u0130vate/s", ws + "/private/s", base + "/srv/DATA/a.csv"},
+		[]string{base + "/srv/DATA/b.txt"})
+}
