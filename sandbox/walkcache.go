@@ -83,7 +83,7 @@ type cachedWalk struct {
 // walkLogic names the walk's way of matching and bounding; a walk cached
 // by an earlier picket, which may have missed paths this one finds, is not
 // reused.
-const walkLogic = 4
+const walkLogic = 5
 
 func cacheKey(s decide.Spec, root, home string, depth, entries int) string {
 	b, _ := json.Marshal([]any{walkLogic, s.AllowRead, s.DenyRead, s.AllowWrite, s.DenyWrite, s.Mandatory, s.Blocklist,
