@@ -125,3 +125,35 @@ func TestExpandCaseVariantsFoldAsCheck(t *testing.T) {
 		[]string{ws + "/pr\u0130vate/s", ws + "/private/s", base + "/srv/DATA/a.csv"},
 		[]string{base + "/srv/DATA/b.txt"})
 }
+
+// Under defaultDenyRead, a symlink an allow rule names is recreated once:
+// bubblewrap refuses a second --symlink at the same path ("File exists"),
+// and then no command runs at all. The rule's links and those the walk
+// met in home are the same symlinks.
+func TestPlanLinksOnce(t *testing.T) {
+	base, ws, home := namesTree(t, "out/data/x", "out/data2/x")
+	for _, l := range [][2]string{{base + "/out/data", home + "/l1"}, {home + "/l2b", home + "/l2"}, {base + "/out/data2", home + "/l2b"}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := decide.Spec{Root: ws, Home: home, Mode: decide.WorkspaceWrite, DefaultDenyRead: true, StrictDenyRead: true,
+		AllowRead: decide.Rules("test", "~/l1", "~/l2")}
+	l := &decide.Loaded{Policy: decide.MustCompile(s), Env: decide.Env{Cwd: ws, Home: home}}
+	p, err := NewPlan(l, Options{Cwd: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range p.Links {
+		if seen[l.Path] {
+			t.Errorf("link %s is recreated twice (links: %v)", l.Path, p.Links)
+		}
+		seen[l.Path] = true
+	}
+	for _, want := range []string{home + "/l1", home + "/l2", home + "/l2b"} {
+		if !seen[want] {
+			t.Errorf("link %s is not recreated (links: %v)", want, p.Links)
+		}
+	}
+}

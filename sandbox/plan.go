@@ -213,7 +213,9 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	p.TmpBinds = tmpBinds(o.BindTmp, o.Command)
 	p.normalize(x.protectMissing)
 	if p.Root == RootEmpty {
-		p.Links = append(p.Links, p.visibleLinks(x.symlinks)...)
+		// The walk meets the symlinks the rules name too: each is made
+		// once, as bubblewrap refuses a second --symlink at one path.
+		p.Links = uniqueLinks(append(p.Links, p.visibleLinks(x.symlinks)...))
 	}
 	p.Landlock = Landlock{Write: p.landlockWrite(), Sockets: p.Sockets}
 	return p, nil
@@ -285,6 +287,19 @@ func (p *Plan) visibleLinks(found []string) []Link {
 		}
 		if target, err := os.Readlink(l); err == nil {
 			out = append(out, Link{Path: l, Target: target})
+		}
+	}
+	return out
+}
+
+// uniqueLinks keeps the first link at each path.
+func uniqueLinks(ls []Link) []Link {
+	var out []Link
+	seen := map[string]bool{}
+	for _, l := range ls {
+		if !seen[l.Path] {
+			seen[l.Path] = true
+			out = append(out, l)
 		}
 	}
 	return out
