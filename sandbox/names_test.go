@@ -7,13 +7,17 @@ import (
 	"testing"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/hook/e2e"
 )
 
 // namesTree makes a workspace and a home under a fresh directory and the
 // given files (relative to it) with some content.
 func namesTree(t *testing.T, files ...string) (base, ws, home string) {
 	t.Helper()
-	base = t.TempDir()
+	// Outside /tmp, which the sandbox replaces with a private one and so
+	// does not walk (a link there would not be met in home).
+	wd, _ := os.Getwd()
+	base = e2e.ScratchDir(t, "PICKET_SANDBOX_TMP", filepath.Join(filepath.Dir(wd), ".cache", "sandbox-tmp"), "/var/lib/picket-test")
 	ws, home = filepath.Join(base, "ws"), filepath.Join(base, "home")
 	for _, d := range []string{ws, home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
