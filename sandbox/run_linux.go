@@ -49,8 +49,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if len(args) > bwrapMaxArgs {
 		info.Close()
 		infoW.Close()
-		return 0, &UnavailableError{What: fmt.Sprintf("the sandbox needs %d bubblewrap arguments, more than the %d it takes: the policy hides or protects too many paths one by one (patterns that match thousands of files)", len(args), bwrapMaxArgs),
-			Fix: "narrow those patterns, or name the directories that hold the files (picket show lists what the sandbox mounts)"}
+		return 0, tooManyMounts(fmt.Sprintf("the sandbox needs %d bubblewrap arguments, more than the %d it takes", len(args), bwrapMaxArgs))
 	}
 	c := exec.Command(r.Bwrap, args...)
 	c.Env, c.Stdin, c.Stdout, c.Stderr = r.Env, r.Stdin, r.Stdout, r.Stderr
@@ -72,6 +71,11 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 		settled(coarseNow())
 		info.Close()
 		infoW.Close()
+		if errors.Is(err, syscall.E2BIG) {
+			// Fewer arguments than bubblewrap takes, but longer in all
+			// than the kernel passes to a new program.
+			return 0, tooManyMounts(fmt.Sprintf("the sandbox's %d bubblewrap arguments are longer in all than the system lets a program be given", len(args)))
+		}
 		return 0, &UnavailableError{What: fmt.Sprintf("bubblewrap could not start: %v", err)}
 	}
 	infoW.Close()
@@ -149,6 +153,12 @@ func exitStatus(c *exec.Cmd, err error, child int) (int, error) {
 		return 0, &UnavailableError{What: "bubblewrap could not create the sandbox's namespaces (are unprivileged user namespaces disabled?)", Userns: true}
 	}
 	return code, nil
+}
+
+// tooManyMounts is the refusal for a plan too big to hand to bubblewrap.
+func tooManyMounts(what string) *UnavailableError {
+	return &UnavailableError{What: what + ": the policy hides or protects too many paths one by one (patterns that match thousands of files)",
+		Fix: "narrow those patterns, or name the directories that hold the files (picket show lists what the sandbox mounts)"}
 }
 
 // bwrapMaxArgs is bubblewrap's limit on its arguments (MAX_ARGS); past

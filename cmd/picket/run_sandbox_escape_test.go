@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -941,5 +942,49 @@ func TestRunKeepsConfigOfRepoInUse(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(repo, "config")); err != nil || !strings.Contains(string(b), "example.com") {
 		t.Errorf("the bare repository's config was moved or changed: %q, %v", b, err)
+	}
+}
+
+// TestRunTooManyMounts: a policy that hides files one by one until
+// bubblewrap's arguments are too many, or longer in all than the kernel
+// passes to a program, is refused with a hint to narrow the patterns
+// (not to install bubblewrap), and nothing runs.
+func TestRunTooManyMounts(t *testing.T) {
+	argMax := 2 << 20
+	if out, err := exec.Command("getconf", "ARG_MAX").Output(); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			argMax = n
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		files int
+		dir   string // the files' directory below the workspace
+	}{
+		{"count", 9500, "d"},
+		// A name of 250 bytes four deep makes each hidden path about
+		// 1 KiB: more in all than ARG_MAX, in under 9,000 arguments.
+		{"length", argMax/1000 + 300, strings.Repeat(strings.Repeat("n", 250)+"/", 4)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newEscapeWorld(t)
+			dir := filepath.Join(w.ws, tc.dir)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.files {
+				write(t, filepath.Join(dir, fmt.Sprintf("%05d.secret", i)), "s")
+			}
+			write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "filesystem": {"denyRead": ["**/*.secret"]},
+				"picket": {"sandbox": {"expandMaxEntries": 20000}}}`)
+			marker := filepath.Join(w.ws, "ran")
+			code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "sh", "-c", ": > "+marker)
+			if code != 126 || !strings.Contains(stderr, "narrow those patterns") || strings.Contains(stderr, "install bubblewrap") {
+				t.Errorf("picket run with %d hidden files = %d, %s; want 126 and the narrowing hint", tc.files, code, stderr)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the command ran")
+			}
+		})
 	}
 }
