@@ -277,7 +277,11 @@ func (w *walker) mayMatch(g, p string, segs []string, dir bool) bool {
 			return true
 		}
 	}
-	return false
+	// The whole path, as absolute: ripgrep matches a path outside its
+	// working directory unstripped, and fd's --full-path matches the
+	// absolute path always, so the empty name before the first slash
+	// is there to match ("*/w/p/.env" reaches /w/p/.env).
+	return globMayMatch(pat, append([]string{""}, segs...), dir)
 }
 
 // excludes reports whether a negated glob surely names an entry with base

@@ -94,6 +94,12 @@ func TestReachable(t *testing.T) {
 		{"!.env.[!b]", true, "p/.env.a", false, false},
 		{"!.env.\\[!x]", true, "p/.env.[^x]", false, true},
 		{"!.env.\\[!x]", false, "p/.env.[^x]", false, true},
+		// An absolute path (ripgrep's, searched outside its working
+		// directory; fd's --full-path, always) starts with an empty name
+		// before its first slash, which a leading "*" matches.
+		{"*/w/p/docs/.ENV", true, "/w/p/docs/.ENV", false, true},
+		{"*/w/p/docs/.ENV", false, "/w/p/docs/.ENV", false, true},
+		{"*/w/p/docs/.ENV", false, "/w/p/src/.ENV", false, false},
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}
