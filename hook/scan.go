@@ -433,6 +433,14 @@ func segMatch(pat, seg string) bool {
 			return true
 		}
 	}
+	// As fd matches an all-lowercase pattern: ASCII case folded, bytes
+	// matched ("??" takes the "é" of ".ENV.é").
+	alts, _ = expandBraces(asciiLower(pat))
+	for _, alt := range alts {
+		if ok, err := path.Match(bytewise(shellClasses(alt)), bytewise(asciiLower(seg))); err != nil || ok {
+			return true
+		}
+	}
 	// Shell globs negate a class with "[!...]"; path.Match spells it "[^...]".
 	pat = strings.ToLower(strings.ReplaceAll(pat, "[!", "[^"))
 	seg = strings.ToLower(seg)
@@ -443,6 +451,18 @@ func segMatch(pat, seg string) bool {
 		}
 	}
 	return false
+}
+
+// asciiLower lowers ASCII letters only, as a regex folds case without
+// Unicode: every other byte stays as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // expandBraces expands the first brace group of p, and the rest in turn,

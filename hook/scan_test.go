@@ -82,6 +82,10 @@ func TestReachable(t *testing.T) {
 		// Claude Code 2.1.197's ripgrep 14.1.1).
 		{".env.??", true, "p/.env.é", false, true},
 		{".env.??", false, "p/.env.é", false, true},
+		// fd (Pi's find) folds case for an all-lowercase pattern, ASCII
+		// only, and still matches bytes: ".env.??" lists ".ENV.é".
+		{".env.??", false, "p/.ENV.é", false, true},
+		{"*/p/.env.??", false, "/w/P/.ENV.é", false, true},
 		{".env.[!a][!a]", true, "p/.env.é", false, true},
 		{".env.[Z-a]", true, "p/.env._", false, true},
 		{".env.[Z-a]", false, "p/.env._", false, true},
