@@ -91,7 +91,7 @@ func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decis
 		d.Suggestion = "search a directory that exists, spelled exactly (no surrounding spaces)"
 		return d, true, nil
 	}
-	hit, err := findDenied(p, t.Access, root.Path, root.Resolved, c.Cwd, t.Filter, t.FilterBase, t.Split, c.Granted)
+	hit, err := findDenied(p, t.Access, root.Path, root.Resolved, c.Cwd, t.Filter, t.FilterBase, t.Split, t.Plain, c.Granted)
 	if err != nil {
 		d := root
 		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"

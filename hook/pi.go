@@ -32,6 +32,9 @@ func piTargets(c Call) ([]Target, error) {
 		}
 	case "find":
 		t, err = globTargets(c.Input, "path", "pattern")
+		for i := range t {
+			t[i].Plain = t[i].Recursive // fd --glob reads the pattern as is
+		}
 	default:
 		return nil, ErrNotJudged
 	}

@@ -47,17 +47,18 @@ type Hidden struct {
 // Entries the person granted for the session (granted, when not nil) count
 // as allowed.
 func FindDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
-	return findDenied(p, access, root, real, cwd, filter, grep, false, granted)
+	return findDenied(p, access, root, real, cwd, filter, grep, false, false, granted)
 }
 
 // findDenied is FindDenied; with split, a grep filter is read only as the
-// list Claude Code splits it into (see [Target.Split]).
-func findDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep, split bool, granted func(decide.Access, string) bool) (*Hidden, error) {
+// list Claude Code splits it into (see [Target.Split]); with plain, the
+// filter is one fd glob (see [Target.Plain]).
+func findDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep, split, plain bool, granted func(decide.Access, string) bool) (*Hidden, error) {
 	fi, err := os.Stat(real)
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	w := walker{p: p, access: access, filter: filter, grep: grep, split: split, granted: granted, entered: map[string]bool{}}
+	w := walker{p: p, access: access, filter: filter, grep: grep, split: split, plain: plain, granted: granted, entered: map[string]bool{}}
 	if cwd != "" {
 		w.anchor = filepath.Clean(cwd)
 	}
@@ -82,6 +83,7 @@ type walker struct {
 	filter  string
 	grep    bool
 	split   bool // grep's filter is only read as Claude Code splits it
+	plain   bool // the filter is one fd glob, not a ripgrep --glob line
 	seen    int
 	granted func(decide.Access, string) bool
 	entered map[string]bool // directories walked, by resolved path
@@ -192,6 +194,21 @@ func (w *walker) reachable(p string, dir bool) bool {
 		}
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")
+	if w.plain {
+		// fd's --glob (Pi's find) reads the pattern as one glob, as it
+		// is: no gitignore line, so "!" and "#" are literal names and
+		// nothing negates.
+		alts, ok := expandBraces(w.filter)
+		if !ok {
+			return true
+		}
+		for _, g := range alts {
+			if w.mayMatch(g, p, segs, dir) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, globs := range sets {
 		if w.reachableBy(globs, p, segs, dir) {
 			return true

@@ -31,6 +31,10 @@ type Target struct {
 	// (see [grepGlobs]) before ripgrep reads it; without it, Filter is
 	// also read as one glob, as Pi passes it.
 	Split bool
+	// Plain says Filter is one glob as fd reads it (Pi's find runs
+	// fd --glob): not a gitignore line, so a leading "!" or "#" and
+	// trailing spaces are part of the name it matches.
+	Plain bool
 	// Listing marks a tool that shows a directory's names (LS, Pi's ls):
 	// a path the policy hides must not show among them.
 	Listing bool

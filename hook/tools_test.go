@@ -36,6 +36,12 @@ func searched(t Target, filter string, grep bool) Target {
 	return t
 }
 
+// fd marks a filter read as fd's one glob (Pi's find).
+func fd(t Target) Target {
+	t.Plain = true
+	return t
+}
+
 type mappingCase struct {
 	tool, in string
 	want     []Target
@@ -145,9 +151,9 @@ func TestPiTargets(t *testing.T) {
 		{tool: "grep", in: `{"pattern":"x","path":"@/p","glob":"*.md"}`, want: []Target{searched(read("/p"), "*.md", true)}},
 		{tool: "grep", in: `{"pattern":"x"}`, want: []Target{searched(read("."), "", true)}},
 		{tool: "grep", in: `{"pattern":"x","glob":7}`, wantErr: "glob: not a string"},
-		{tool: "find", in: `{"pattern":"**/*.md","path":"@/p"}`, want: []Target{searched(list("/p"), "**/*.md", false)}},
-		{tool: "find", in: `{"pattern":"../../etc/*"}`, want: []Target{searched(list("."), "../../etc/*", false), recursive(list("./../../etc"), "*", false)}},
-		{tool: "find", in: `{"pattern":"/etc/*","path":"@/p"}`, want: []Target{list("/p"), recursive(list("/etc"), "*", false)}},
+		{tool: "find", in: `{"pattern":"**/*.md","path":"@/p"}`, want: []Target{fd(searched(list("/p"), "**/*.md", false))}},
+		{tool: "find", in: `{"pattern":"../../etc/*"}`, want: []Target{fd(searched(list("."), "../../etc/*", false)), fd(recursive(list("./../../etc"), "*", false))}},
+		{tool: "find", in: `{"pattern":"/etc/*","path":"@/p"}`, want: []Target{list("/p"), fd(recursive(list("/etc"), "*", false))}},
 		{tool: "bash", in: `{"command":"cat .env"}`, wantErr: "not judged"},
 		{tool: "Read", in: `{"path":"/etc/shadow"}`, wantErr: "not judged"},
 	}

@@ -1,0 +1,76 @@
+package hook
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/picketdev/picket/decide"
+)
+
+// TestPiSearchFilters: Pi's grep (ripgrep, its glob whole) and find (fd
+// --glob, with --full-path for a pattern holding a slash) must not reach
+// a denied path through their filter; each deny below was checked against
+// fd 10.2.0 and ripgrep 14.1.1 run with Pi 0.73.1's flags, each of which
+// printed the denied name or line.
+func TestPiSearchFilters(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	for _, f := range []string{"docs/.ENV", "docs/.ENV.é", "docs/a.md", "bang/secrets/!secrets", "bang/a.go", "src/main.go"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("SECRET"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := decide.MustCompile(decide.Spec{Root: ws, Home: filepath.Join(base, "home"), Mode: decide.WorkspaceWrite,
+		DenyRead: decide.Rules("test", "**/secrets/**"), Blocklist: decide.Rules("test", ".env", ".env.*")})
+	docs, src := ws+"/docs", ws+"/src"
+	tests := []struct {
+		cwd, tool string
+		in        map[string]string
+		allow     bool
+	}{
+		// fd folds ASCII case for a lowercase pattern and matches bytes:
+		// "??" takes the é of .ENV.é.
+		{ws, "find", map[string]string{"pattern": ".env.??", "path": docs}, false},
+		// A leading "*" takes the empty name before an absolute path's
+		// first slash: fd --full-path matches the absolute path, and
+		// ripgrep one outside its working directory.
+		{ws, "find", map[string]string{"pattern": "*" + docs + "/.ENV*", "path": docs}, false},
+		{src, "grep", map[string]string{"pattern": "S", "path": docs, "glob": "*" + docs + "/.ENV*"}, false},
+		// fd reads no gitignore line: "!*" is every name starting with
+		// "!", bang/secrets/!secrets too, not a negation of everything.
+		{ws, "find", map[string]string{"pattern": "!*", "path": ws + "/bang"}, false},
+		{ws, "find", map[string]string{"pattern": "!{*,x}", "path": ws + "/bang"}, false},
+		// What fd surely keeps away from every denied path passes.
+		{ws, "find", map[string]string{"pattern": "*.md", "path": docs}, true},
+		{ws, "find", map[string]string{"pattern": "#.env", "path": docs}, true}, // a name, not a comment
+		{ws, "find", map[string]string{"pattern": "*/src/*.go", "path": docs}, true},
+		{ws, "grep", map[string]string{"pattern": "S", "path": docs, "glob": "*.md"}, true},
+	}
+	for _, tt := range tests {
+		in := map[string]json.RawMessage{}
+		for k, v := range tt.in {
+			b, _ := json.Marshal(v)
+			in[k] = b
+		}
+		c := Call{Agent: "pi", Session: "s", Turn: "0", Cwd: tt.cwd, Tool: tt.tool, Input: in}
+		targets, err := Targets(c)
+		if err != nil {
+			t.Fatalf("Targets(%s %v): %v", tt.tool, tt.in, err)
+		}
+		d, err := Judge(p, c, targets, Ledger{})
+		if err != nil {
+			t.Fatalf("Judge(%s %v): %v", tt.tool, tt.in, err)
+		}
+		if d.Allow != tt.allow {
+			t.Errorf("%s %v from %s: allow %v (%s %s), want %v", tt.tool, tt.in, tt.cwd, d.Allow, d.Rule, d.Resolved, tt.allow)
+		}
+	}
+}
