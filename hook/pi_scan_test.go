@@ -20,7 +20,7 @@ func TestPiSearchFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := filepath.Join(base, "ws")
-	for _, f := range []string{"docs/.ENV", "docs/.ENV.é", "docs/a.md", "bang/secrets/!secrets", "bang/a.go", "src/main.go"} {
+	for _, f := range []string{"docs/.ENV", "docs/.ENV.é", "docs/a.md", "bang/secrets/!secrets", "bang/a.go", "src/main.go", "src2/.env"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -44,6 +44,10 @@ func TestPiSearchFilters(t *testing.T) {
 		// ripgrep one outside its working directory.
 		{ws, "find", map[string]string{"pattern": "*" + docs + "/.ENV*", "path": docs}, false},
 		{src, "grep", map[string]string{"pattern": "S", "path": docs, "glob": "*" + docs + "/.ENV*"}, false},
+		// ripgrep strips its working directory from a path by bytes, not
+		// by name: from src, src2/.env is matched as "2/.env".
+		{src, "grep", map[string]string{"pattern": "S", "path": ws + "/src2", "glob": "2/.env"}, false},
+		{src, "grep", map[string]string{"pattern": "S", "path": "../src2", "glob": "2/*"}, false},
 		// fd reads no gitignore line: "!*" is every name starting with
 		// "!", bang/secrets/!secrets too, not a negation of everything.
 		{ws, "find", map[string]string{"pattern": "!*", "path": ws + "/bang"}, false},

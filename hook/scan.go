@@ -293,6 +293,16 @@ func (w *walker) mayMatch(g, p string, segs []string, dir bool) bool {
 		if globMayMatch(pat, segs[k:], dir) {
 			return true
 		}
+		if w.plain {
+			continue // fd matches whole names of the absolute path
+		}
+		// ripgrep strips its working directory from a path by bytes, not
+		// by name: run in /w/src, it matches /w/src2/.env as "2/.env".
+		for i := 1; i < len(segs[k]); i++ {
+			if globMayMatch(pat, append([]string{segs[k][i:]}, segs[k+1:]...), dir) {
+				return true
+			}
+		}
 	}
 	// The whole path, as absolute: ripgrep matches a path outside its
 	// working directory unstripped, and fd's --full-path matches the

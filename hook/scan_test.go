@@ -104,6 +104,11 @@ func TestReachable(t *testing.T) {
 		{"*/w/p/docs/.ENV", true, "/w/p/docs/.ENV", false, true},
 		{"*/w/p/docs/.ENV", false, "/w/p/docs/.ENV", false, true},
 		{"*/w/p/docs/.ENV", false, "/w/p/src/.ENV", false, false},
+		// ripgrep strips its working directory from a path by bytes: from
+		// /w/p/sub, /w/p/sub2/.env is matched as "2/.env".
+		{"2/.env", true, "/w/p/sub2/.env", false, true},
+		{"2/*", false, "/w/p/sub2/.env", false, true}, // Claude Code's Glob runs ripgrep too
+		{"2/*", true, "/w/p/sub/.env", false, false},
 	}
 	for _, tt := range tests {
 		w := walker{filter: tt.filter, grep: tt.grep, anchor: "/w/p/sub"}
