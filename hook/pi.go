@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -31,10 +33,7 @@ func piTargets(c Call) ([]Target, error) {
 			t[0].FilterBase = true
 		}
 	case "find":
-		t, err = globTargets(c.Input, "path", "pattern")
-		for i := range t {
-			t[i].Plain = t[i].Recursive // fd --glob reads the pattern as is
-		}
+		t, err = findTargets(c.Input)
 	default:
 		return nil, ErrNotJudged
 	}
@@ -42,4 +41,28 @@ func piTargets(c Call) ([]Target, error) {
 		t[i].Path = strings.TrimPrefix(t[i].Path, "@")
 	}
 	return t, err
+}
+
+// findTargets maps Pi's find, which runs fd --glob on its path alone: the
+// pattern only filters what fd lists below it (a name, or with a slash
+// the absolute path, case folded when it is all lowercase), so the path
+// is the one root, scanned with the pattern read as fd reads it. A
+// literal directory in the pattern is not searched (fd never goes there),
+// and an absolute pattern is matched below the path, not at its prefix,
+// which fd may match in another case.
+func findTargets(in map[string]json.RawMessage) ([]Target, error) {
+	t, err := one(in, "path", decide.List, true)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := in["pattern"]
+	if !ok || string(raw) == "null" {
+		return nil, fmt.Errorf("tool input has no pattern")
+	}
+	pat, err := stringOf(raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool input field pattern: %w", err)
+	}
+	t[0].Recursive, t[0].Root, t[0].Filter, t[0].Plain = true, true, pat, true
+	return t, nil
 }

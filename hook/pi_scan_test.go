@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/picketdev/picket/decide"
@@ -20,7 +21,7 @@ func TestPiSearchFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := filepath.Join(base, "ws")
-	for _, f := range []string{"docs/.ENV", "docs/.ENV.é", "docs/a.md", "bang/secrets/!secrets", "bang/a.go", "src/main.go", "src2/.env"} {
+	for _, f := range []string{"docs/.ENV", "docs/.ENV.é", "docs/a.md", "bang/secrets/!secrets", "bang/a.go", "src/main.go", "src2/.env", "Docs2/.env"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -52,6 +53,13 @@ func TestPiSearchFilters(t *testing.T) {
 		// "!", bang/secrets/!secrets too, not a negation of everything.
 		{ws, "find", map[string]string{"pattern": "!*", "path": ws + "/bang"}, false},
 		{ws, "find", map[string]string{"pattern": "!{*,x}", "path": ws + "/bang"}, false},
+		// fd walks only its path, and matches an absolute pattern against
+		// the absolute paths below it, case folded when the pattern is
+		// all lowercase: /…/Docs2/.env is listed for "/…/docs2/*".
+		{ws, "find", map[string]string{"pattern": strings.ToLower(ws) + "/docs2/*", "path": ws + "/Docs2"}, false},
+		{ws, "find", map[string]string{"pattern": strings.ToLower(ws) + "/docs2/*"}, false},
+		// ... and never a "..": nothing is listed for "../bang/secrets/*".
+		{src, "find", map[string]string{"pattern": "../bang/secrets/*"}, true},
 		// What fd surely keeps away from every denied path passes.
 		{ws, "find", map[string]string{"pattern": "*.md", "path": docs}, true},
 		{ws, "find", map[string]string{"pattern": "#.env", "path": docs}, true}, // a name, not a comment

@@ -152,8 +152,10 @@ func TestPiTargets(t *testing.T) {
 		{tool: "grep", in: `{"pattern":"x"}`, want: []Target{searched(read("."), "", true)}},
 		{tool: "grep", in: `{"pattern":"x","glob":7}`, wantErr: "glob: not a string"},
 		{tool: "find", in: `{"pattern":"**/*.md","path":"@/p"}`, want: []Target{fd(searched(list("/p"), "**/*.md", false))}},
-		{tool: "find", in: `{"pattern":"../../etc/*"}`, want: []Target{fd(searched(list("."), "../../etc/*", false)), fd(recursive(list("./../../etc"), "*", false))}},
-		{tool: "find", in: `{"pattern":"/etc/*","path":"@/p"}`, want: []Target{list("/p"), fd(recursive(list("/etc"), "*", false))}},
+		{tool: "find", in: `{"pattern":"../../etc/*"}`, want: []Target{fd(searched(list("."), "../../etc/*", false))}}, // fd walks its path alone
+		{tool: "find", in: `{"pattern":"/etc/*","path":"@/p"}`, want: []Target{fd(searched(list("/p"), "/etc/*", false))}},
+		{tool: "find", in: `{"path":"/p"}`, wantErr: "no pattern"},
+		{tool: "find", in: `{"pattern":1}`, wantErr: "pattern: not a string"},
 		{tool: "bash", in: `{"command":"cat .env"}`, wantErr: "not judged"},
 		{tool: "Read", in: `{"path":"/etc/shadow"}`, wantErr: "not judged"},
 	}
