@@ -127,7 +127,10 @@ func TestServeHookAgree(t *testing.T) {
 		toolCall{"grep", map[string]any{"pattern": "x", "glob": "*.md"}},
 		toolCall{"find", map[string]any{"pattern": "**/*.md"}},
 		toolCall{"find", map[string]any{"pattern": "*", "path": "keys"}},
-		toolCall{"find", map[string]any{"pattern": "../home/.ssh/*"}},
+		// Pi's find runs fd on its path alone, which lists no ".." path
+		// for "../home/.ssh/*" (Claude Code's Glob goes there): the two
+		// agree on a search of that directory itself.
+		toolCall{"find", map[string]any{"pattern": "*", "path": "../home/.ssh"}},
 		toolCall{"edit", map[string]any{"path": "keys/id_ed25519", "edits": []any{map[string]any{"oldText": "K", "newText": "L"}}}},
 		toolCall{"bash", map[string]any{"command": "cat .env"}},
 	)
