@@ -331,7 +331,7 @@ func TestListingHidesHiddenPath(t *testing.T) {
 		}
 	}
 	spec := decide.Spec{Root: ws, Home: ws, Mode: decide.WorkspaceWrite,
-		DenyRead: []decide.Rule{{Pattern: ".env"}},
+		DenyRead:    []decide.Rule{{Pattern: ".env"}},
 		Permissions: []decide.Permission{{Pattern: "private/**", Permission: decide.LevelNone, Source: "/policy/fence.jsonc"}}}
 	hiding := decide.MustCompile(spec)
 	spec.Permissions = nil
