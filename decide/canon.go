@@ -218,7 +218,13 @@ func resolve(abs string, lstat func(string) (fs.FileInfo, error)) (string, error
 			if err := searchable(resolved); err != nil {
 				return "", err
 			}
-			if name == ".." {
+			switch {
+			case name != "..":
+			case resolved == "/proc/thread-self":
+				// The kernel's parent of <pid>/task/<tid>, still
+				// spelled through /proc/self.
+				resolved = "/proc/self/task"
+			default:
 				resolved = filepath.Dir(resolved)
 			}
 			continue

@@ -111,6 +111,7 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 	tr.link("/proc/self/environ", "ws/env")
 	tr.link("/proc", "ws/proc")
 	tr.link("/proc/self", "ws/pself")
+	tr.link("/proc/thread-self/../..", "ws/up")
 	for _, p := range []string{"/proc/self/environ", "/proc/self/cwd/main.go", "/proc/thread-self/root/etc/passwd",
 		"/dev/fd/0", "/dev/stdin", "/dev/stderr", "me/main.go", "me/new.go", "me", "in", "env", fmt.Sprintf("/proc/%d/environ", os.Getpid()),
 		// a thread of the agent (no such thread in picket), and another
@@ -118,7 +119,10 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 		"/proc/self/task/4242/root/etc/passwd", "/proc/self/task/4242/environ", "/proc/thread-self/environ",
 		"/proc/1/environ", "/proc/1/task/1/environ", "/proc/1/mem",
 		// /proc/self reached through a link, or through its own parent
-		"proc/self/cwd/x", "pself/fd/0", "pself/../self/root/etc/passwd", "/proc/self/../thread-self/cwd"} {
+		"proc/self/cwd/x", "pself/fd/0", "pself/../self/root/etc/passwd", "/proc/self/../thread-self/cwd",
+		// the parent of /proc/thread-self is /proc/self/task, not /proc
+		"/proc/thread-self/../../environ", "/proc/thread-self/../../cwd/x", "/proc/thread-self/../../fd/0",
+		"/proc/thread-self/../../exe", "up/environ", "up/root/etc/passwd"} {
 		_, resolved, err := decide.Canonicalize(p, tr.ws, tr.home)
 		if err == nil || !strings.Contains(err.Error(), "process's own files") || resolved != "" {
 			t.Errorf("Canonicalize(%s) = %q, %v, want the calling-process error", p, resolved, err)
