@@ -61,14 +61,14 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 	return d, nil
 }
 
-// bothReadings puts before a recursive target whose path holds ".." the
-// same target at the path read by text (decide.Lexical), as most agents
-// read it: decide.Check judges both readings of the root, and the scan
-// must walk both trees.
+// bothReadings puts before a recursive or listing target whose path
+// holds ".." the same target at the path read by text (decide.Lexical),
+// as most agents read it: decide.Check judges both readings of the root,
+// and the scan must walk both trees, the listing look in both directories.
 func bothReadings(p decide.Policy, c Call, targets []Target) []Target {
 	out := make([]Target, 0, len(targets))
 	for _, t := range targets {
-		if lex, ok := decide.Lexical(t.Path, c.Cwd, p.Spec().Home); ok && t.Recursive {
+		if lex, ok := decide.Lexical(t.Path, c.Cwd, p.Spec().Home); ok && (t.Recursive || t.Listing) {
 			l := t
 			l.Path = lex
 			out = append(out, l)

@@ -322,13 +322,18 @@ func TestListingHidesHiddenPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"private/codename.txt", "src/a.go", ".env"} {
+	for _, f := range []string{"private/codename.txt", "src/a.go", ".env", "src/sub/b.go"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(ws, f), []byte("SECRET"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// up/.. is src to the kernel, the workspace to a tool that cleans
+	// the path first (Node's path.resolve, as Pi's ls does).
+	if err := os.Symlink("src/sub", filepath.Join(ws, "up")); err != nil {
+		t.Fatal(err)
 	}
 	spec := decide.Spec{Root: ws, Home: ws, Mode: decide.WorkspaceWrite,
 		DenyRead:    []decide.Rule{{Pattern: ".env"}},
@@ -348,6 +353,8 @@ func TestListingHidesHiddenPath(t *testing.T) {
 		{"claude", "LS", filepath.Join(ws, "src", "a.go"), hiding, true},
 		{"claude", "LS", filepath.Join(ws, "private"), hiding, false},
 		{"claude", "LS", ws, plain, true}, // .env's name may show
+		{"claude", "LS", filepath.Join(ws, "up") + "/..", hiding, false},
+		{"pi", "ls", "up/..", hiding, false},
 		{"pi", "ls", ws, plain, true},
 	}
 	for _, tt := range tests {
