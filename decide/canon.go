@@ -275,22 +275,31 @@ func resolve(abs string, lstat func(string) (fs.FileInfo, error)) (string, error
 	return resolved, nil
 }
 
-// missingTail handles a component that does not exist. The rest is folded
-// lexically; if a ".." in it climbs back over the missing name, the walk
-// restarts from the folded remainder, so an existing symlink reached that
-// way is still followed.
+// missingTail handles a component that does not exist. Nothing below it
+// exists, so the names after it are appended lexically ("." dropped, ".."
+// folded) while they stay below it. A ".." that climbs back over the
+// missing name returns the walk to resolved, and what follows it is walked
+// as it is written: a symlink reached that way is followed, and a ".." after
+// it applies to the link's target, as it will once the missing directory is
+// made (mkdir -p, or a tool that creates parents).
 func missingTail(resolved, missing string, todo []string) (string, []string, bool) {
-	folded := foldTail(append([]string{missing}, todo...))
-	if len(folded) > 0 && folded[0] == missing {
-		return join(resolved, strings.Join(folded, "/")), nil, false
+	depth := 1
+	for i, name := range todo {
+		switch name {
+		case "", ".":
+		case "..":
+			if depth--; depth == 0 {
+				return resolved, todo[i+1:], true
+			}
+		default:
+			depth++
+		}
 	}
-	// The ".." consumed the missing name: keep walking what is left, from
-	// resolved (parents still pending are kept as leading "..").
-	return resolved, folded, true
+	return join(resolved, strings.Join(foldTail(append([]string{missing}, todo...)), "/")), nil, false
 }
 
 // foldTail drops "." and empty names and folds ".." against the names before
-// it; a ".." with nothing before it is kept.
+// it; a ".." with nothing before it is kept (missingTail passes none).
 func foldTail(parts []string) []string {
 	out := make([]string, 0, len(parts))
 	for _, p := range parts {

@@ -51,6 +51,10 @@ func TestCanonicalize(t *testing.T) {
 		{"missing/../link/sub", tr.ws + "/missing/../link/sub", tr.outside + "/dir/sub"},
 		{"link/missing/../../escaped", tr.ws + "/link/missing/../../escaped", tr.outside + "/escaped"},
 		{"missing/x/../../../outside/dir/sub", tr.ws + "/missing/x/../../../outside/dir/sub", tr.outside + "/dir/sub"},
+		// once back over the missing name, a ".." after a symlink is the
+		// target's parent (where mkdir -p missing, then a write, lands)
+		{"missing/../link/../escaped", tr.ws + "/missing/../link/../escaped", tr.outside + "/escaped"},
+		{"missing/x/../../link/..", tr.ws + "/missing/x/../../link/..", tr.outside},
 		// a dangling symlink resolves to what a write would create
 		{"dangling", tr.ws + "/dangling", tr.ws + "/missing-target/more"},
 		{"dangling/deeper", tr.ws + "/dangling/deeper", tr.ws + "/missing-target/more/deeper"},
