@@ -92,16 +92,15 @@ func hasDotDot(p string) bool {
 // another file. What /proc/self holds for the whole namespace
 // (/proc/self/mounts, which /etc/mtab and /proc/mounts lead to, or net/)
 // is the same from either process and resolves as usual.
-var errSelfProcess = errors.New("it leads to a process's own files (/proc/self/cwd, /dev/fd, another process's environ or mem, ...): for the tool they are the agent's, not picket's, or another program's secrets")
+var errSelfProcess = errors.New("it leads to a process's own files (/proc/self/cwd, /dev/fd, any process's cwd, root, fd, environ or mem, ...): they are the agent's, not picket's, or another program's view of the filesystem or its secrets")
 
-// selfPrivate reports whether p is, or is below, a part of the calling
-// process's own state (see errSelfProcess), spelled through /proc/self or
-// /proc/thread-self: the walk keeps those spellings instead of following
-// them to picket's own pid. A pid spelled out is another process's, even
-// picket's own: what a tool opens through it is what picket resolves
-// (the hook's /proc/<pid> and the resident server's are the same files
-// to the agent and to either process), so the answer does not depend on
-// which process decides.
+// selfPrivate reports whether p is, or is below, a part of a process's
+// own state (see errSelfProcess): the calling process's, spelled through
+// /proc/self or /proc/thread-self (the walk keeps those spellings instead
+// of following them to picket's own pid), or any process's, spelled with
+// its pid. A pid is refused alike whichever process it is, picket's own
+// included, so the answer does not depend on which process decides (the
+// hook, or the resident server whose pid an agent can find out).
 func selfPrivate(p string) bool {
 	switch {
 	case strings.HasPrefix(p, "/dev/"):
@@ -124,12 +123,12 @@ func selfPrivate(p string) bool {
 		_, rest, _ = strings.Cut(r, "/") // task/<tid>/... is that thread's view
 	}
 	name, _, _ := strings.Cut(rest, "/")
-	if self {
-		return processPrivate[name]
-	}
-	// Another process's environment and memory are its secrets (an
-	// agent's own pid among them, which picket does not know).
-	return name == "environ" || name == "mem"
+	// Another process's are refused too: its environment and memory are
+	// its secrets, and its links name paths in its own view, which may
+	// not be picket's (another mount namespace, where /proc/<pid>/root/x
+	// is not /x; a deleted file; a pipe). Reading the link would judge
+	// another file than the one a tool opens through it.
+	return processPrivate[name]
 }
 
 func isPID(s string) bool {
@@ -169,8 +168,8 @@ func selfLink(next, target string) bool {
 	return false
 }
 
-// processPrivate are the entries of a /proc/<pid> directory that differ
-// between the agent and picket in a way that matters to a decision.
+// processPrivate are the entries of a /proc/<pid> directory that name a
+// process's own view of the filesystem (its links) or hold its secrets.
 var processPrivate = map[string]bool{"cwd": true, "root": true, "exe": true, "fd": true, "fdinfo": true,
 	"map_files": true, "environ": true, "mem": true}
 

@@ -104,9 +104,9 @@ func TestCanonicalizeErrors(t *testing.T) {
 // TestCanonicalizeSelfProcess: a path to the calling process's own state
 // (/proc/self/cwd, environ, /dev/fd) names the agent's, not picket's;
 // resolving it in picket's own process would judge another file, so it is
-// an error, reached directly or through a link. Another process's /proc
-// entry is global, and resolves, as does what /proc/self holds for the
-// whole namespace.
+// an error, reached directly or through a link, and so is a path through
+// any process's links or secrets. Another process's status resolves, as
+// does what /proc/self holds for the whole namespace.
 func TestCanonicalizeSelfProcess(t *testing.T) {
 	tr := newTree(t)
 	tr.file("ws/main.go")
@@ -136,19 +136,20 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 			t.Errorf("Check(read %s) = %+v, want a deny that says why", p, d)
 		}
 	}
-	// Another process's status, or a file its cwd leads to, is read as
-	// any path (the magic link is read, not followed in picket).
+	// Another process's status is read as any path.
 	if _, r, err := decide.Canonicalize("/proc/1/status", tr.ws, tr.home); err != nil || r != "/proc/1/status" {
 		t.Errorf("Canonicalize(/proc/1/status) = %q, %v", r, err)
 	}
-	// picket's own pid spelled out is another process's too: the agent
-	// reaches through it what picket resolves (its cwd, here the test's),
-	// and the answer must not depend on which process decides (the hook,
-	// or the resident server whose pid an agent can find out).
-	own := fmt.Sprintf("/proc/%d/task/%d/cwd/x", os.Getpid(), os.Getpid())
-	wd, _ := os.Getwd()
-	if _, r, err := decide.Canonicalize(own, tr.ws, tr.home); err != nil || r != filepath.Join(wd, "x") {
-		t.Errorf("Canonicalize(%s) = %q, %v, want it resolved through the magic link", own, r, err)
+	// Any process's links are refused, picket's own pid spelled out
+	// included: they lead into that process's view (another mount
+	// namespace, a deleted file, a pipe), and the answer must not depend
+	// on which process decides (the hook, or the resident server whose
+	// pid an agent can find out).
+	for _, p := range []string{fmt.Sprintf("/proc/%d/task/%d/cwd/x", os.Getpid(), os.Getpid()), fmt.Sprintf("/proc/%d/root/etc/hostname", os.Getpid()),
+		"/proc/1/root/etc/hostname", "/proc/1/cwd", "/proc/1/fd/0", "/proc/1/task/1/exe", "/proc/1/map_files"} {
+		if _, r, err := decide.Canonicalize(p, tr.ws, tr.home); err == nil || !strings.Contains(err.Error(), "process's own files") {
+			t.Errorf("Canonicalize(%s) = %q, %v, want the process error", p, r, err)
+		}
 	}
 	// What /proc/self holds for the whole namespace resolves, still
 	// spelled /proc/self (not this process's pid, which the agent's is

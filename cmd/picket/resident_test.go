@@ -480,10 +480,11 @@ func TestResidentProcessCwd(t *testing.T) {
 }
 
 // TestResidentOwnPid: a path through /proc/<pid> of the deciding process
-// itself, spelled with its number, is judged as any other process's: by
-// where it leads. The server's pid is the one an agent can find out (it
-// outlives the call), so with it the server must answer as a hook by
-// itself does, which reads the server's /proc directory as another's.
+// itself, spelled with its number, is judged as any other process's. The
+// server's pid is the one an agent can find out (it outlives the call), so
+// with it the server must answer as a hook by itself does, which reads the
+// server's /proc directory as another's: its links and environment are
+// refused, its status is not.
 func TestResidentOwnPid(t *testing.T) {
 	rig := newResidentRig(t)
 	fence := `{"extends": "code", "filesystem": {"denyRead": ["./secret.txt"]}}`
@@ -494,7 +495,7 @@ func TestResidentOwnPid(t *testing.T) {
 	}
 	sock := rig.startServer(resident)
 	pid := serverPid(t, sock)
-	for _, p := range []string{"/proc/%d/root$P/notes.txt", "/proc/%d/root$P/secret.txt", "/proc/%d/task/%d/root$P/notes.txt", "/proc/%d/environ"} {
+	for _, p := range []string{"/proc/%d/root$P/notes.txt", "/proc/%d/root$P/secret.txt", "/proc/%d/task/%d/root$P/notes.txt", "/proc/%d/environ", "/proc/%d/status"} {
 		p = strings.ReplaceAll(p, "%d", strconv.Itoa(pid))
 		read := func(h *hookProject, env []string) hookAnswer {
 			return rig.hook(env, h.pre("Read", map[string]any{"file_path": h.expand(p)}))
@@ -505,7 +506,7 @@ func TestResidentOwnPid(t *testing.T) {
 			t.Errorf("Read %s: by itself the hook answered\n%s%s\nwith the server\n%s%s", p,
 				normalize(local, a.stdout), a.stderr, normalize(resident, b.stdout), b.stderr)
 		}
-		if want := strings.Contains(p, "secret") || strings.HasSuffix(p, "environ"); (a.kind() == wantBlock) != want {
+		if want := !strings.HasSuffix(p, "status"); (a.kind() == wantBlock) != want {
 			t.Errorf("Read %s by itself = %v, want blocked %v\n%s", p, a.kind(), want, a.stdout)
 		}
 	}
