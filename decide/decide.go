@@ -84,7 +84,11 @@ func (p Policy) fence(d Decision, spellings []string, res string, a Access) (Dec
 // allow entry.
 func WouldAllow(p Policy, r Request) (bool, error) {
 	s := p.spec
-	extra := Rule{Pattern: LiteralPattern(r.Resolved), Source: "persist"} // as persist writes it
+	pat, ok := ExactPattern(r.Resolved) // as persist writes it
+	if !ok {
+		return false, nil // persist would refuse it
+	}
+	extra := Rule{Pattern: pat, Source: "persist"}
 	if r.Access == Write {
 		s.AllowWrite = append(append([]Rule{}, s.AllowWrite...), extra)
 	} else {

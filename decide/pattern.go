@@ -79,6 +79,26 @@ func LiteralPattern(p string) string {
 	return b.String()
 }
 
+// ExactPattern returns a pattern that names the absolute path p and nothing
+// else, not even what is below it: a persisted grant is written with it. It
+// is [LiteralPattern], except that a path with no glob character to quote
+// gets one of its characters quoted as a class all the same ("/a/notes.tx[t]"):
+// a literal allow entry also covers everything below its path, so a grant
+// for a file not yet created would open a whole tree once the agent made
+// it a directory, while an allow glob matches exactly. ok is false when p
+// has no letter, digit, "." or "_" to quote that way.
+func ExactPattern(p string) (pat string, ok bool) {
+	if q := LiteralPattern(p); q != p {
+		return q, true
+	}
+	for i := len(p) - 1; i >= 0; i-- {
+		if c := p[i]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' {
+			return p[:i] + "[" + p[i:i+1] + "]" + p[i+1:], true
+		}
+	}
+	return p, false
+}
+
 // Anchor splits a pattern as written into a literal absolute base (home or
 // the workspace root, never read as a glob) and the pattern text after it,
 // as the matcher anchors it; the shell sandbox expands patterns with it.

@@ -2,8 +2,9 @@
 // fence policy file: it appends one resolved path to filesystem.allowRead or
 // filesystem.allowWrite of <root>/fence.jsonc (else <root>/fence.json), or
 // creates <root>/fence.jsonc when neither exists. The entry is the path as
-// [decide.LiteralPattern] quotes it: a file named "*" is written "[*]", so
-// the grant names that path and not its directory. It never edits the user's
+// [decide.ExactPattern] quotes it: a file named "*" is written "[*]", so
+// the grant names that path and not its directory, and "/srv/notes.txt"
+// "/srv/notes.tx[t]", so that it names nothing below the path either. It never edits the user's
 // global config or a fence file in a subdirectory: [Target] only ever names a
 // file directly in the project root.
 //

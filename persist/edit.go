@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
 )
 
 // addEntry appends path to filesystem.<key> of the JWCC document src and
-// returns the new document. It is pure. When the array already holds path it
-// returns src itself and present true. New containers copy the indentation of
+// returns the new document. It is pure. When the array already holds path,
+// or one of same (entries that allow at least what path does), it returns
+// src itself and present true. New containers copy the indentation of
 // their neighbours; no trailing comma is added that the document did not use
 // already, so a strict fence.json stays strict JSON.
-func addEntry(src []byte, key, path string) (out []byte, present bool, err error) {
+func addEntry(src []byte, key, path string, same ...string) (out []byte, present bool, err error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		// A blank policy file is no configuration, {} (as the loader reads
 		// it): the entry goes into a new object.
@@ -57,7 +59,7 @@ func addEntry(src []byte, key, path string) (out []byte, present bool, err error
 	if !ok {
 		return nil, false, fmt.Errorf("filesystem.%s is not an array", key)
 	}
-	if holds(arr, path) {
+	if holds(arr, path) || slices.ContainsFunc(same, func(s string) bool { return holds(arr, s) }) {
 		return src, true, nil
 	}
 	appendElement(arr, unit, path)

@@ -149,7 +149,7 @@ func Check(o Options) (Result, error) {
 			return res, err
 		}
 	}
-	out, present, err := addEntry(src, key, decide.LiteralPattern(o.Path))
+	out, present, err := addEntry(src, key, entryFor(o.Path), o.Path)
 	if err != nil {
 		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
 	}
@@ -198,9 +198,11 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 	} else {
 		src = scaffold(baseFor(o.UserConfigExists), o.Access, now().UTC().Format(time.RFC3339))
 	}
-	// The entry is a pattern: a path with glob characters is quoted, so
-	// that it names this path only.
-	out, present, err := addEntry(src, key, decide.LiteralPattern(o.Path))
+	// The entry is a pattern that names this path only: not what is
+	// below it, nor, for a path with glob characters, its neighbours. An
+	// entry of the path as it is (an older picket's, or a hand-written
+	// one) already allows it.
+	out, present, err := addEntry(src, key, entryFor(o.Path), o.Path)
 	if err != nil {
 		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
 	}
@@ -218,6 +220,13 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 	res.Backup, err = w.commit(out)
 	res.Created = !exists && err == nil
 	return res, err
+}
+
+// entryFor is the allow entry for path: a pattern that matches it and
+// nothing below it (see [decide.ExactPattern]; checkPath has accepted path).
+func entryFor(path string) string {
+	pat, _ := decide.ExactPattern(path)
+	return pat
 }
 
 func baseFor(userConfigExists bool) string {
@@ -246,6 +255,9 @@ func checkPath(path string) error {
 		return fmt.Errorf("cannot persist %q: not an absolute clean path", path)
 	case !utf8.ValidString(path):
 		return fmt.Errorf("cannot persist %q: not valid UTF-8", path)
+	}
+	if _, ok := decide.ExactPattern(path); !ok {
+		return fmt.Errorf("cannot persist %q: no pattern names this path alone", path)
 	}
 	return nil
 }

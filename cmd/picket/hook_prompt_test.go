@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/picketdev/picket/decide"
 )
 
 // TestHookPromptTmux runs the real hook inside a tmux session whose client
@@ -88,7 +90,7 @@ func TestHookPromptTmux(t *testing.T) {
 	}
 	h.wantAudit("grant-persist")
 	policy, _ := os.ReadFile(filepath.Join(proj, "fence.jsonc"))
-	if !strings.Contains(string(policy), secret) || !strings.Contains(string(policy), "// the person's comment") {
+	if entry, _ := decide.ExactPattern(secret); !strings.Contains(string(policy), entry) || !strings.Contains(string(policy), "// the person's comment") {
 		t.Fatalf("fence.jsonc after persist:\n%s", policy)
 	}
 	h.call("sess-D", "turn-1")
