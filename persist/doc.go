@@ -43,7 +43,8 @@
 // Grant refuses, with an error that names the file and with nothing written:
 // a policy file that resolves (through symlinks) into /etc or any of
 // [Options.Refuse], or through a symlink into [Options.InstallDir]; a
-// dangling symlink; malformed JSONC; a top-level value
+// dangling symlink; malformed JSONC; an edit that would make the file
+// larger than a policy file may be (1 MiB); a top-level value
 // that is not an object, or a filesystem/allowRead/allowWrite of the wrong
 // type; a path that is not absolute and clean or not valid UTF-8 (JSON could
 // not spell it exactly); an edit that fails [Options.Validate]; and any

@@ -153,6 +153,11 @@ func Check(o Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
 	}
+	if !present {
+		if err := fits(res.File, sameLineEnds(src, out)); err != nil {
+			return res, err
+		}
+	}
 	if !present && o.Validate != nil {
 		if err := o.Validate(res.File, out); err != nil {
 			return res, fmt.Errorf("refusing to write %s: the edit fails validation: %w", res.File, err)
@@ -211,6 +216,9 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 		return res, nil
 	}
 	out = sameLineEnds(src, out)
+	if err := fits(res.File, out); err != nil {
+		return res, err
+	}
 	if o.Validate != nil {
 		if err := o.Validate(res.File, out); err != nil {
 			return res, fmt.Errorf("refusing to write %s: the edit fails validation: %w", res.File, err)
@@ -227,6 +235,15 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 func entryFor(path string) string {
 	pat, _ := decide.ExactPattern(path)
 	return pat
+}
+
+// fits refuses an edited policy larger than a policy file may be: it
+// would no longer load, and every later call would fail on it.
+func fits(file string, out []byte) error {
+	if len(out) > decide.MaxPolicySize {
+		return fmt.Errorf("refusing to write %s: the edit makes it %d bytes, more than the %d (1 MiB) a policy file may hold", file, len(out), decide.MaxPolicySize)
+	}
+	return nil
 }
 
 func baseFor(userConfigExists bool) string {
