@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/picketdev/picket/decide"
 )
 
 // piBinary finds the pi that .ci/agents.sh installed (or PICKET_PI names).
@@ -438,8 +440,10 @@ func TestPiInteractive(t *testing.T) {
 		t.Errorf("write after p, y: %s holds %q, want the write", outside, got)
 	}
 	fence, _ := os.ReadFile(filepath.Join(w.project, "fence.jsonc"))
-	if !bytes.Contains(fence, []byte(outside)) || !bytes.Contains(fence, []byte("The project's policy")) {
-		t.Errorf("fence.jsonc after persist lacks %s or lost its comment:\n%s", outside, fence)
+	// The entry names the file alone (see decide.ExactPattern).
+	entry, _ := decide.ExactPattern(outside)
+	if !bytes.Contains(fence, []byte(entry)) || !bytes.Contains(fence, []byte("The project's policy")) {
+		t.Errorf("fence.jsonc after persist lacks %s or lost its comment:\n%s", entry, fence)
 	}
 	s = tm.waitScreen("a", "third done", 10*time.Second)
 	t.Logf("Pi's terminal after the persist:\n%s", s)
