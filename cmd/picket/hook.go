@@ -323,7 +323,7 @@ func fillEntry(e *audit.Entry, d decide.Decision) {
 func (c *cli) audit(loaded *decide.Loaded, e audit.Entry) {
 	path := c.auditFile(loaded)
 	opts := audit.Options{Path: path, Warn: func(m string) { c.warnf("audit log: %s", m) },
-		SharedDir: path != audit.DefaultPath(c.home(), c.getenv("XDG_STATE_HOME"))}
+		SharedDir: path != audit.DefaultPath(c.home(), c.getenv("XDG_STATE_HOME")), Abandoned: c.abandoned}
 	if loaded != nil {
 		opts.MaxAgeDays, opts.MaxSizeMB = loaded.Settings.Audit.MaxAgeDays, loaded.Settings.Audit.MaxSizeMB
 	}

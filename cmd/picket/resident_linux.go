@@ -504,13 +504,20 @@ func (s *residentServer) serve(r hookRequest) {
 		answer(residentLocal, nil, nil)
 		return
 	}
+	if hungUp(fd) {
+		// The hook gave up waiting (residentTimeout) and decides by
+		// itself, logging its own line: deciding here too would log the
+		// call twice.
+		return
+	}
 	req, in, ok := decodeResident(raw)
 	if !ok {
 		return
 	}
 	umask := req.Umask
 	var stdout, stderr bytes.Buffer
-	c := &cli{env: req.Env, stdout: &stdout, stderr: &stderr, inServer: true}
+	c := &cli{env: req.Env, stdout: &stdout, stderr: &stderr, inServer: true,
+		abandoned: func() bool { return hungUp(fd) }}
 	if c.getenv("HOME") == "" {
 		answer(residentLocal, nil, nil)
 		return
@@ -703,4 +710,13 @@ func ownDir(dir string) bool {
 func ownedBySelf(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// hungUp reports whether the peer of fd has closed its end: a hook closes
+// it when it stops waiting for the server (it shuts down only its writing
+// side while it waits).
+func hungUp(fd int) bool {
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+	n, err := unix.Poll(pfd, 0)
+	return err == nil && n > 0 && pfd[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0
 }

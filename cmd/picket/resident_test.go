@@ -569,3 +569,55 @@ func TestResidentSlowSender(t *testing.T) {
 		t.Errorf("the server still read a peer that sent a byte every 200 ms after 15 s")
 	}
 }
+
+// TestResidentAbandonedNotLogged: a hook that gave up waiting for a busy
+// server (here, one held up by the audit log's lock) decides and logs by
+// itself; the server must not decide its request too, or the block is
+// logged twice.
+func TestResidentAbandonedNotLogged(t *testing.T) {
+	h := newHookProject(t, hookFence)
+	rt := filepath.Join(h.state, "rt")
+	if err := os.MkdirAll(rt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rig := &residentRig{t: t, bin: picketBin(t, sandboxScratch(t)), runtime: rt}
+	rig.startServer(h)
+	logPath := filepath.Join(h.state, "picket", "audit.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(logPath+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	go func() { // held past one lock wait (3 s), released within the second
+		time.Sleep(4500 * time.Millisecond)
+		unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	}()
+	const n = 4
+	done := make(chan hookAnswer, n)
+	for i := range n {
+		name := filepath.Join(h.dir, "d"+strconv.Itoa(i), ".env")
+		go func() { done <- rig.hook(rig.env(h), h.pre("Read", map[string]any{"file_path": name})) }()
+	}
+	for range n {
+		if a := <-done; !a.deny {
+			t.Errorf("a block was not denied: %s%s", a.stdout, a.stderr)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // the server finishes what it holds
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		path, _ := json.Marshal(filepath.Join(h.dir, "d"+strconv.Itoa(i), ".env"))
+		if c := strings.Count(string(data), `"path":`+string(path)); c > 1 {
+			t.Errorf("the block of d%d is logged %d times:\n%s", i, c, data)
+		}
+	}
+}

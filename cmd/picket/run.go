@@ -38,6 +38,10 @@ type cli struct {
 	// policies, when set, gives the policy for a working directory from a
 	// cache (the resident hook server) instead of loading it.
 	policies func(cwd string) (*decide.Loaded, error)
+	// abandoned, in the resident server, reports that the hook whose
+	// event this is stopped waiting for the answer: it then decides, and
+	// logs, by itself.
+	abandoned func() bool
 	// inServer marks a hook event answered by the resident server, which
 	// cannot ask the person; needLocal is set when the call must go back
 	// to the hook process for that (see [cli.mayAsk]), before anything
