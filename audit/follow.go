@@ -55,7 +55,7 @@ type follower struct {
 
 // open opens the current file, at its end when atEnd.
 func (fl *follower) open(atEnd bool) error {
-	f, err := os.Open(fl.path)
+	f, err := openRead(fl.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

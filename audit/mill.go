@@ -136,7 +136,7 @@ func removeExpired(name string) error {
 // compress writes name.gz through name.gz.tmp and removes name. A process
 // that dies midway leaves name in place, and the next mill starts over.
 func compress(name string) (err error) {
-	src, err := os.Open(name)
+	src, err := openRead(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // another process finished it
 	}

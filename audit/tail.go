@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -134,6 +135,26 @@ func checkRegular(path string) error {
 	return fmt.Errorf("%s is not a regular file (%s); the audit log must be one", path, fileKind(fi.Mode()))
 }
 
+// openRead opens a log file for reading, refusing anything but a regular
+// file without blocking on it: a FIFO planted among the log files (or in
+// place of the log while it is followed) would block the open for good.
+func openRead(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file (%s); the audit log must be one", name, fileKind(fi.Mode()))
+	}
+	return f, nil
+}
+
 // fileKind names a file's type for an error message.
 func fileKind(m fs.FileMode) string {
 	switch {
@@ -183,10 +204,10 @@ func readFile(b backup, f Filter, n int) ([]Record, error) {
 func openLog(b backup) (io.ReadCloser, error) {
 	name := b.path
 	gz := b.gz
-	fh, err := os.Open(name)
+	fh, err := openRead(name)
 	if errors.Is(err, fs.ErrNotExist) && !b.rotated.IsZero() && !gz {
 		name, gz = name+".gz", true
-		fh, err = os.Open(name)
+		fh, err = openRead(name)
 	}
 	if err != nil || !gz {
 		return fh, err

@@ -242,3 +242,51 @@ func TestFollowLongLine(t *testing.T) {
 		t.Errorf("Follow emitted %q, want %q", got, "/1 /2")
 	}
 }
+
+// TestTailRotatedFIFO: a FIFO named as a rotated log (or compressed one)
+// is skipped with the rest read, not opened and waited on for good; the
+// same for a FIFO in place of the log while it is followed.
+func TestTailRotatedFIFO(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	os.WriteFile(path, []byte(`{"ts":"2026-05-01T11:00:00.000Z","path":"/2"}`+"\n"), 0o600)
+	for _, name := range []string{"audit-2026-05-01T09-00-00.000.log", "audit-2026-04-30T09-00-00.000.log.gz"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type result struct {
+		recs []Record
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		recs, err := Tail(path, 20, Filter{})
+		done <- result{recs, err}
+	}()
+	select {
+	case r := <-done:
+		if got := paths(r.recs); got != "/2" || r.err == nil || !strings.Contains(r.err.Error(), "not a regular file") {
+			t.Errorf("Tail = %q, %v; want /2 and the FIFOs named as skipped", got, r.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Tail still waits on a FIFO among the rotated logs after 20 s")
+	}
+	// Followed: the log is replaced by a FIFO.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := make(chan error, 1)
+	go func() { ended <- Follow(ctx, path, Filter{}, func(Record) {}) }()
+	time.Sleep(300 * time.Millisecond)
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // a few polls
+	cancel()
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Follow still waits on a FIFO in place of the log after 20 s")
+	}
+}
