@@ -363,23 +363,10 @@ func shellClasses(p string) string {
 		case '\\':
 			i++
 		case '[':
-			j := i + 1
-			if j < len(b) && b[j] == '!' {
-				b[j] = '^'
+			if i+1 < len(b) && b[i+1] == '!' {
+				b[i+1] = '^'
 			}
-			if j < len(b) && b[j] == '^' {
-				j++
-			}
-			if j < len(b) && b[j] == ']' {
-				j++
-			}
-			for j < len(b) && b[j] != ']' {
-				if b[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			i = j
+			i = classEnd(string(b), i)
 		}
 	}
 	return string(b)
@@ -518,6 +505,27 @@ func expandInto(p string, out *[]string) bool {
 	return true
 }
 
+// classEnd returns the index of the "]" that closes the class opening at
+// p[i], or len(p) or more when none does. A class runs to the first "]"
+// after its first character (and after a leading negation); a backslash
+// escapes the character after it.
+func classEnd(p string, i int) int {
+	j := i + 1
+	if j < len(p) && (p[j] == '!' || p[j] == '^') {
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		j++
+	}
+	for j < len(p) && p[j] != ']' {
+		if p[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return j
+}
+
 // braceGroup finds the first brace group of p not escaped or in a class:
 // the indexes of its "{", its "}" and the commas between that split it.
 // open is -1 when there is none.
@@ -528,23 +536,8 @@ func braceGroup(p string) (open, end int, commas []int) {
 		case '\\':
 			i++ // the next character is literal
 		case '[':
-			// A class runs to the first "]" after its first character
-			// (and after a leading negation).
-			j := i + 1
-			if j < len(p) && (p[j] == '!' || p[j] == '^') {
-				j++
-			}
-			if j < len(p) && p[j] == ']' {
-				j++
-			}
-			for j < len(p) && p[j] != ']' {
-				if p[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j < len(p) {
-				i = j
+			if j := classEnd(p, i); j < len(p) {
+				i = j // a "[" without its "]" is literal
 			}
 		case '{':
 			if open < 0 {
