@@ -272,11 +272,41 @@ func (c *cli) projectRootFrom(cwd string) (string, error) {
 // installRecord remembers, in picket's state dir, which permissions.deny
 // rules install added to one settings file, so that uninstall takes out
 // exactly those and leaves the rules the person had written themselves.
-type installRecord struct{ file string }
+//
+// The record is named by the settings path with the symlinks of its
+// existing directories resolved, so an install through one spelling of the
+// project (CLAUDE_PROJECT_DIR through a symlink) and an uninstall through
+// another (the git top level) find the same record. legacy is the name an
+// earlier picket gave it, by the path as spelled.
+type installRecord struct{ file, legacy string }
 
 func (c *cli) installRecord(settings string) installRecord {
-	sum := sha256.Sum256([]byte(settings))
-	return installRecord{filepath.Join(c.stateDir(), "installs", "claude-"+hex.EncodeToString(sum[:12])+".json")}
+	name := func(p string) string {
+		sum := sha256.Sum256([]byte(p))
+		return filepath.Join(c.stateDir(), "installs", "claude-"+hex.EncodeToString(sum[:12])+".json")
+	}
+	r := installRecord{file: name(resolveDirs(settings))}
+	if legacy := name(settings); legacy != r.file {
+		r.legacy = legacy
+	}
+	return r
+}
+
+// resolveDirs is path with the symlinks of its longest existing directory
+// prefix resolved; the last element is kept as it is.
+func resolveDirs(path string) string {
+	dir, rest := filepath.Dir(path), []string{filepath.Base(path)}
+	for {
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{resolved}, rest...)...)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+		dir = parent
+	}
 }
 
 type installRecordFile struct {
@@ -288,12 +318,17 @@ type installRecordFile struct {
 }
 
 func (r installRecord) read() (installRecordFile, bool) {
-	var rec installRecordFile
-	b, err := os.ReadFile(r.file)
-	if err != nil || json.Unmarshal(b, &rec) != nil {
-		return rec, false
+	for _, f := range []string{r.file, r.legacy} {
+		var rec installRecordFile
+		if f == "" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err == nil && json.Unmarshal(b, &rec) == nil {
+			return rec, true
+		}
 	}
-	return rec, true
+	return installRecordFile{}, false
 }
 
 // load returns the recorded rules, or nil when there is no record.
@@ -337,8 +372,13 @@ func staleRules(recorded, current []string) []string {
 // hooks run; uninstall drops the record.
 func (r installRecord) update(cmd string, added, stale []string, exe string, created []string) error {
 	if cmd != "install" {
-		if err := os.Remove(r.file); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+		for _, f := range []string{r.file, r.legacy} {
+			if f == "" {
+				continue
+			}
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
 		}
 		return nil
 	}
@@ -363,7 +403,13 @@ func (r installRecord) update(cmd string, added, stale []string, exe string, cre
 	if err := os.MkdirAll(filepath.Dir(r.file), 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(r.file, b, 0o600)
+	if err := os.WriteFile(r.file, b, 0o600); err != nil {
+		return err
+	}
+	if r.legacy != "" {
+		os.Remove(r.legacy) // read into the record just written
+	}
+	return nil
 }
 
 // missingPaths returns those of paths that do not exist.

@@ -357,3 +357,35 @@ func TestInstallTakesOutStaleRules(t *testing.T) {
 		t.Errorf("uninstall: want picket's rules gone and the person's kept:\n%s", b)
 	}
 }
+
+// TestUninstallKeepsThePersonsDenyRulesThroughASymlink: install through a
+// symlink to the project (CLAUDE_PROJECT_DIR) and uninstall through its
+// real path (the git top level, say) use the same record, so the rules
+// the person had before install stay.
+func TestUninstallKeepsThePersonsDenyRulesThroughASymlink(t *testing.T) {
+	project := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(project, link); err != nil {
+		t.Fatal(err)
+	}
+	home, state := t.TempDir(), t.TempDir()
+	path := filepath.Join(project, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	mine := `{"permissions": {"deny": ["Workflow", "Edit(~/.bashrc)"]}}`
+	os.WriteFile(path, []byte(mine), 0o644)
+	viaLink := []string{"HOME=" + home, "XDG_STATE_HOME=" + state, "CLAUDE_PROJECT_DIR=" + link}
+	viaReal := []string{"HOME=" + home, "XDG_STATE_HOME=" + state, "CLAUDE_PROJECT_DIR=" + project}
+	if r := runInstallCLI(viaLink, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("install: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runInstallCLI(viaReal, "uninstall", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+		t.Fatalf("uninstall: exit %d: %s", r.code, r.stderr)
+	}
+	var got, want any
+	b, _ := os.ReadFile(path)
+	json.Unmarshal(b, &got)
+	json.Unmarshal([]byte(mine), &want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after install through a symlink and uninstall through the real path:\n%s\nwant the person's own settings:\n%s", b, mine)
+	}
+}
