@@ -114,10 +114,16 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 			o := claudeInstallOpts(prev)
 			opts.Command, opts.ShellPrefix = o.Command, o.ShellPrefix
 		}
+		if record.keptPrefix() {
+			// The person had set that very prefix before install.
+			opts.ShellPrefix = ""
+		}
 	}
 	var added []string
+	keptPrefix := false
 	apply := func(b []byte) ([]byte, error) {
 		if name == "install" {
+			keptPrefix = record.load() == nil && !c.claudeHooksIn(b, opts) && hasShellPrefix(b, opts.ShellPrefix)
 			missing, err := hook.ClaudeDenyMissing(b, opts)
 			if err != nil {
 				return nil, err
@@ -147,7 +153,7 @@ func (c *cli) installCmd(name string, args []string, edit func([]byte, hook.Clau
 	if name == "uninstall" {
 		removeCreated(path, record.created())
 	}
-	if err := record.update(name, added, opts.Stale, installedExe, created); err != nil {
+	if err := record.update(name, added, opts.Stale, installedExe, created, keptPrefix); err != nil {
 		c.warnf("could not record which deny rules %s added (uninstall will take out all of picket's): %v", path, err)
 	}
 	switch {
@@ -315,6 +321,9 @@ type installRecordFile struct {
 	// Created are the settings file and its directory when install
 	// created them, for uninstall to remove if nothing else is in them.
 	Created []string `json:"created,omitempty"`
+	// KeptPrefix says env.CLAUDE_CODE_SHELL_PREFIX held picket's prefix
+	// before install, set by the person: uninstall leaves it.
+	KeptPrefix bool `json:"keptPrefix,omitempty"`
 }
 
 func (r installRecord) read() (installRecordFile, bool) {
@@ -350,6 +359,23 @@ func (r installRecord) exe() string {
 	return rec.Exe
 }
 
+// keptPrefix reports whether the shell prefix was there before install.
+func (r installRecord) keptPrefix() bool {
+	rec, _ := r.read()
+	return rec.KeptPrefix
+}
+
+// hasShellPrefix reports whether settings set env.CLAUDE_CODE_SHELL_PREFIX
+// to prefix.
+func hasShellPrefix(settings []byte, prefix string) bool {
+	var root map[string]json.RawMessage
+	var env map[string]json.RawMessage
+	var v string
+	return prefix != "" && json.Unmarshal(settings, &root) == nil &&
+		json.Unmarshal(root["env"], &env) == nil &&
+		json.Unmarshal(env[hook.ClaudeShellPrefixEnv], &v) == nil && v == prefix
+}
+
 // created returns the paths the recorded install created.
 func (r installRecord) created() []string {
 	rec, _ := r.read()
@@ -370,7 +396,7 @@ func staleRules(recorded, current []string) []string {
 // update adds what install added (deny rules, created paths) to the
 // record and drops the stale rules it took out, with the executable the
 // hooks run; uninstall drops the record.
-func (r installRecord) update(cmd string, added, stale []string, exe string, created []string) error {
+func (r installRecord) update(cmd string, added, stale []string, exe string, created []string, keptPrefix bool) error {
 	if cmd != "install" {
 		for _, f := range []string{r.file, r.legacy} {
 			if f == "" {
@@ -396,7 +422,8 @@ func (r installRecord) update(cmd string, added, stale []string, exe string, cre
 			created = append(created, p)
 		}
 	}
-	b, err := json.Marshal(installRecordFile{Deny: deny, Exe: exe, Created: created})
+	keptPrefix = keptPrefix || r.keptPrefix()
+	b, err := json.Marshal(installRecordFile{Deny: deny, Exe: exe, Created: created, KeptPrefix: keptPrefix})
 	if err != nil {
 		return err
 	}

@@ -337,7 +337,7 @@ func TestInstallTakesOutStaleRules(t *testing.T) {
 	// What an earlier picket added and recorded: a Write(...) form.
 	c := &cli{env: env}
 	record := c.installRecord(path)
-	if err := record.update("install", []string{"Write(/fence.jsonc)"}, nil, "/opt/picket/picket", nil); err != nil {
+	if err := record.update("install", []string{"Write(/fence.jsonc)"}, nil, "/opt/picket/picket", nil, false); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -387,5 +387,37 @@ func TestUninstallKeepsThePersonsDenyRulesThroughASymlink(t *testing.T) {
 	json.Unmarshal([]byte(mine), &want)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after install through a symlink and uninstall through the real path:\n%s\nwant the person's own settings:\n%s", b, mine)
+	}
+}
+
+// TestUninstallKeepsThePersonsShellPrefix: a CLAUDE_CODE_SHELL_PREFIX the
+// person had set to picket's own value before install is not install's to
+// take out, across a second install too.
+func TestUninstallKeepsThePersonsShellPrefix(t *testing.T) {
+	project := t.TempDir()
+	env := []string{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + t.TempDir(), "CLAUDE_PROJECT_DIR=" + project}
+	path := filepath.Join(project, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	mine := `{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/opt/picket/picket --shell-prefix", "KEEP": "1"}}`
+	os.WriteFile(path, []byte(mine), 0o644)
+	for _, cmd := range []string{"install", "install", "uninstall"} {
+		if r := runInstallCLI(env, cmd, "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
+		}
+	}
+	var got, want any
+	b, _ := os.ReadFile(path)
+	json.Unmarshal(b, &got)
+	json.Unmarshal([]byte(mine), &want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after install and uninstall:\n%s\nwant the person's own settings:\n%s", b, mine)
+	}
+
+	// Set by install: uninstall takes it out.
+	os.WriteFile(path, []byte(`{"env": {"KEEP": "1"}}`), 0o644)
+	runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket")
+	runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket")
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "SHELL_PREFIX") {
+		t.Errorf("uninstall left the prefix install set:\n%s", b)
 	}
 }
