@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // ClaudeToolMatcher is the PreToolUse and PostToolUse matcher picket installs:
@@ -682,7 +683,7 @@ func UpdateClaudeSettings(path string, edit func([]byte) ([]byte, error)) (bool,
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
 		path = resolved
 	}
-	old, err := os.ReadFile(path)
+	old, err := ReadSettings(path)
 	mode := fs.FileMode(0o644)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -701,6 +702,34 @@ func UpdateClaudeSettings(path string, edit func([]byte) ([]byte, error)) (bool,
 		return false, nil
 	}
 	return true, writeAtomic(path, out, mode)
+}
+
+// maxSettings bounds a settings file install reads (Claude Code's are a
+// few kilobytes).
+const maxSettings = 64 << 20
+
+// ReadSettings reads a settings file that must be a regular file: a FIFO
+// in its place is refused, not waited on, and a device such as /dev/zero
+// is refused, not read until memory runs out; so is a file past
+// maxSettings. A missing file is fs.ErrNotExist.
+func ReadSettings(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
+	if err == nil && len(b) > maxSettings {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxSettings>>20)
+	}
+	return b, err
 }
 
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {

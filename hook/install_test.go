@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -493,6 +495,31 @@ func TestClaudeOwnPathRules(t *testing.T) {
 					t.Errorf("%s: %s rules hold %q", tt.name, scope, n)
 				}
 			}
+		}
+	}
+}
+
+// TestReadSettingsNotRegular: a settings path that is a FIFO is refused,
+// not waited on for good (install and --print hung), and /dev/zero is
+// refused, not read until memory runs out.
+func TestReadSettingsNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "settings.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here")
+	}
+	for _, p := range []string{fifo, "/dev/zero"} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := UpdateClaudeSettings(p, func(b []byte) ([]byte, error) { return b, nil })
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("UpdateClaudeSettings(%s) = %v, want not a regular file", p, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("UpdateClaudeSettings(%s) still reads after 20 s", p)
 		}
 	}
 }

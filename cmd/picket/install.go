@@ -189,7 +189,7 @@ func (c *cli) warnShellSandbox() {
 }
 
 func (c *cli) printSettings(path string, apply func([]byte) ([]byte, error)) int {
-	old, err := os.ReadFile(path)
+	old, err := hook.ReadSettings(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		c.errorf("%v", err)
 		return 2
