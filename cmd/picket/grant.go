@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -23,6 +24,9 @@ const (
 	defaultPromptTimeout = 60
 	defaultBatchAfter    = 3
 	coalesceWindow       = 200 * time.Millisecond
+	// promptMargin is the time a prompt's context allows beyond its
+	// timeout: for the prompt lock and the answer.
+	promptMargin = 10 * time.Second
 )
 
 // grantOutcome is what a person's answer (or its absence) means for a call.
@@ -139,8 +143,17 @@ func (c *cli) ask(loaded *decide.Loaded, call grantCall, d decide.Decision, req 
 			c.warnf("grant state: %v", err)
 		}
 		req.Batch = nil
-		ctx, cancel := c.promptContext(req) // a prompt of its own, with its own time
-		defer cancel()
+		// A prompt of its own, but within the time left of this one: a
+		// fresh timeout would keep the hook waiting past the hook timeout
+		// `picket install` writes, and an agent that kills a waiting hook
+		// lets the call through.
+		left := 0
+		if dl, ok := ctx.Deadline(); ok {
+			left = int((time.Until(dl) - promptMargin) / time.Second)
+		}
+		if req.TimeoutSeconds = min(req.TimeoutSeconds, left); req.TimeoutSeconds <= 0 {
+			return tui.AnswerDeny, surface, errors.New("no time left to ask about this call alone")
+		}
 		ans, surface, err = asker.AskLocked(ctx, req)
 	}
 	if surface != "" {
@@ -156,8 +169,8 @@ func (c *cli) ask(loaded *decide.Loaded, call grantCall, d decide.Decision, req 
 // again (see runHook).
 func (c *cli) promptContext(req tui.Request) (context.Context, context.CancelFunc) {
 	timeout := time.Duration(req.TimeoutSeconds) * time.Second
-	c.extendDeadline(timeout + 20*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout+10*time.Second)
+	c.extendDeadline(timeout + 2*promptMargin)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+promptMargin)
 	if c.interrupted == nil {
 		return ctx, cancel
 	}

@@ -201,3 +201,38 @@ func TestCoalesceConcurrent(t *testing.T) {
 }
 
 func (f *grantFlow) turn() grants.TurnState { return grants.TurnState{} }
+
+// TestBatchOneByOneKeepsTheHookTimeout: the call's own prompt after a batch
+// answered "one by one" gets what is left of the batch prompt's time, not
+// a fresh timeout, and the hook's deadline is not moved past one prompt's
+// budget: an agent that kills a hook still waiting (after the 90 s hook
+// timeout install writes) lets the call through.
+func TestBatchOneByOneKeepsTheHookTimeout(t *testing.T) {
+	f := newGrantFlow(t)
+	const delay = 1500 * time.Millisecond
+	fc := f.console(t, delay, tui.AnswerDeny, tui.AnswerDeny, tui.AnswerIndividually, tui.AnswerOnce)
+	f.c.askGrant(f.loaded, f.call("Read"), f.block(t, decide.Read, "a"))
+	f.c.askGrant(f.loaded, f.call("Read"), f.block(t, decide.Read, "b"))
+	var mu sync.Mutex
+	var latest time.Time // the latest deadline the hook was given
+	f.c.extend = func(d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		if at := time.Now().Add(d); at.After(latest) {
+			latest = at
+		}
+	}
+	start := time.Now()
+	f.c.askGrant(f.loaded, f.call("Read"), f.block(t, decide.Read, "c"))
+	asked := fc.asked()
+	if len(asked) != 4 || len(asked[2].Batch) != 3 || len(asked[3].Batch) != 0 {
+		t.Fatalf("asked %+v, want 2 single, the batch, then c alone", asked)
+	}
+	budget := time.Duration(asked[2].TimeoutSeconds)*time.Second + 20*time.Second // lock, answer
+	if over := latest.Sub(start.Add(budget)); over > 200*time.Millisecond {
+		t.Errorf("the hook's deadline was moved %s past one prompt's budget (%s)", over, budget)
+	}
+	if got, most := asked[3].TimeoutSeconds, asked[2].TimeoutSeconds-int(delay/time.Second); got > most {
+		t.Errorf("c alone was given %d s after the batch took %s of %d s; want at most %d s", got, delay, asked[2].TimeoutSeconds, most)
+	}
+}
