@@ -322,14 +322,17 @@ func (p *Plan) visible(q string) bool {
 // hidden file out from under the rule that names it).
 func (p *Plan) structure() []string {
 	var out []string
-	// Only paths a literal rule names are held in place, and gitfiles (a
-	// new one in a moved directory would point git elsewhere). A name or
-	// glob match is still matched wherever a move takes it (within the
-	// walk's bounds), and binding its parents would only make renames
-	// across them fail (EXDEV: git mv in a monorepo with backend/.env).
+	// Only paths a literal rule names are held in place, gitfiles (a new
+	// one in a moved directory would point git elsewhere) and policy
+	// files (moving a subdirectory's fence.jsonc away with its directory
+	// and making the directory again would put the looser policy above
+	// in force there). A name or glob match is still matched wherever a
+	// move takes it (within the walk's bounds), and binding its parents
+	// would only make renames across them fail (EXDEV: git mv in a
+	// monorepo with backend/.env).
 	var fixed []string
 	for _, q := range p.Protect {
-		if slices.Contains(p.named, q) || filepath.Base(q) == ".git" {
+		if slices.Contains(p.named, q) || filepath.Base(q) == ".git" || policyNames[filepath.Base(q)] {
 			fixed = append(fixed, q)
 		}
 	}

@@ -672,6 +672,15 @@ func TestRunHoldsWhereCheckDenies(t *testing.T) {
 			// make every rename across them fail (see the next case).
 			deny: map[string]string{"mv-app": "mv app app.tmp",
 				"mv-gh": "mv ~/.config/gh ~/.config/gh.bak", "read-moved": "cat app.tmp/secrets/prod.txt ~/.config/gh.bak/hosts.yml | grep SECRET"}},
+		{name: "renaming a directory that holds a subdirectory's policy",
+			fence: `{"extends":"code"}`,
+			setup: func(w escapeWorld) {
+				write(t, filepath.Join(w.ws, "sub/fence.jsonc"), `{"extends":"code","filesystem":{"denyRead":["./secret.txt"]}}`)
+				write(t, filepath.Join(w.ws, "sub/deep/fence.json"), `{}`)
+			},
+			// Moved away and made again, the directory would fall under
+			// the looser policy above it.
+			deny: map[string]string{"mv-sub": "mv sub sub.old", "mv-deep": "mv sub/deep sub/deep.old"}},
 		{name: "renames across a directory holding a blocklisted file work",
 			fence: `{"extends":"code","picket":{"blocklist":[".env"]}}`,
 			setup: func(w escapeWorld) {
