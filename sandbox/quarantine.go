@@ -219,6 +219,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 			fresh = true
 		}
 	}
+	became := q.becameGit(d)
 	for _, e := range ents {
 		if q.budget <= 0 {
 			return
@@ -227,7 +228,10 @@ func (q *quarantiner) dir(d string, fresh bool) {
 		p := filepath.Join(d, e.Name())
 		switch {
 		case !e.IsDir() && quarantinable(d, e.Name(), gitDir, ownConfig):
-			q.check(p, fresh)
+			q.check(p, fresh, became || filepath.Base(d) == "hooks" && q.becameGit(filepath.Dir(d)))
+		case e.IsDir() && e.Name() == "hooks" && became:
+			// Its hooks, an earlier command's too, walked or not.
+			q.dir(p, true)
 		case e.IsDir() && !q.stamped[p]:
 			q.stamped[p] = true
 			sub := fresh
@@ -239,8 +243,20 @@ func (q *quarantiner) dir(d string, fresh bool) {
 	}
 }
 
-func (q *quarantiner) check(p string, fresh bool) {
-	if q.known[p] {
+// becameGit reports whether d, walked when the plan was made and no git
+// dir then, is one now: what an earlier command left in it (a config
+// under .git/modules, which a mandatory glob protects once it exists) is
+// the commands' own, not the person's, and goes with the rest.
+func (q *quarantiner) becameGit(d string) bool {
+	was, walked := q.wasGit[d]
+	return walked && !was && filepath.Base(d) != ".git" && isGitDir(d)
+}
+
+// check moves p aside when the command made it (fresh: its directory is
+// new, or newly a git dir). A protected path that existed when the
+// command started is the person's, unless force (see [quarantiner.becameGit]).
+func (q *quarantiner) check(p string, fresh, force bool) {
+	if q.known[p] && !force {
 		return
 	}
 	fi, err := os.Lstat(p)

@@ -858,6 +858,13 @@ func TestRunQuarantinesConfigOfNewBareRepo(t *testing.T) {
 			"mkdir gd/objects"},
 		{`mkdir gd && echo 'ref: refs/heads/main' > gd/HEAD && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > gd/config`,
 			"mkdir -p c/objects c/refs && echo ../c > gd/commondir"},
+		// Under .git/modules, where the config, once there, is a protected
+		// path the next command starts with: a submodule's git dir that
+		// git submodule update would reuse.
+		{`mkdir -p .git/modules/gd && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > .git/modules/gd/config`,
+			"cd .git/modules/gd && mkdir objects refs && echo 'ref: refs/heads/main' > HEAD"},
+		{`mkdir -p .git/modules/gd/hooks && printf '#!/bin/sh\ntouch PWNED\n' > .git/modules/gd/hooks/post-checkout && printf '[core]\n\tfsmonitor = "touch PWNED; false"\n' > .git/modules/gd/config`,
+			"cd .git/modules/gd && mkdir objects refs && echo 'ref: refs/heads/main' > HEAD"},
 	} {
 		w := newEscapeWorld(t)
 		for i, step := range steps {
@@ -865,8 +872,14 @@ func TestRunQuarantinesConfigOfNewBareRepo(t *testing.T) {
 				t.Fatalf("step %d: picket run = %d: %s", i+1, code, stderr)
 			}
 		}
-		if _, err := os.Lstat(filepath.Join(w.ws, "gd", "config")); err == nil {
-			t.Errorf("%q: gd/config is still there after gd was made a repository", steps[1])
+		gd := filepath.Join(w.ws, "gd")
+		if strings.Contains(steps[0], ".git/modules") {
+			gd = filepath.Join(w.ws, ".git", "modules", "gd")
+		}
+		for _, f := range []string{"config", "hooks/post-checkout"} {
+			if _, err := os.Lstat(filepath.Join(gd, f)); err == nil && (f == "config" || strings.Contains(steps[0], f)) {
+				t.Errorf("%q: %s is still there after its directory was made a repository", steps[1], filepath.Join(gd, f))
+			}
 		}
 	}
 }
