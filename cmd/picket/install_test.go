@@ -106,11 +106,7 @@ func TestUninstallKeepsThePersonsDenyRules(t *testing.T) {
 	if r := runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
 		t.Fatalf("uninstall: exit %d: %s", r.code, r.stderr)
 	}
-	var got, want any
-	b, _ := os.ReadFile(path)
-	json.Unmarshal(b, &got)
-	json.Unmarshal([]byte(mine), &want)
-	if !reflect.DeepEqual(got, want) {
+	if b, same := sameJSON(path, mine); !same {
 		t.Errorf("after install and uninstall:\n%s\nwant the person's own settings:\n%s", b, mine)
 	}
 
@@ -125,7 +121,7 @@ func TestUninstallKeepsThePersonsDenyRules(t *testing.T) {
 	}
 	runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket")
 	runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket")
-	b, _ = os.ReadFile(path)
+	b, _ := os.ReadFile(path)
 	if strings.Contains(string(b), "Edit(~/.bashrc)") || !strings.Contains(string(b), "Read(./secret)") {
 		t.Errorf("uninstall after a recordless install:\n%s\nwant picket's rules gone, the others kept", b)
 	}
@@ -381,11 +377,7 @@ func TestUninstallKeepsThePersonsDenyRulesThroughASymlink(t *testing.T) {
 	if r := runInstallCLI(viaReal, "uninstall", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
 		t.Fatalf("uninstall: exit %d: %s", r.code, r.stderr)
 	}
-	var got, want any
-	b, _ := os.ReadFile(path)
-	json.Unmarshal(b, &got)
-	json.Unmarshal([]byte(mine), &want)
-	if !reflect.DeepEqual(got, want) {
+	if b, same := sameJSON(path, mine); !same {
 		t.Errorf("after install through a symlink and uninstall through the real path:\n%s\nwant the person's own settings:\n%s", b, mine)
 	}
 }
@@ -405,11 +397,7 @@ func TestUninstallKeepsThePersonsShellPrefix(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
 		}
 	}
-	var got, want any
-	b, _ := os.ReadFile(path)
-	json.Unmarshal(b, &got)
-	json.Unmarshal([]byte(mine), &want)
-	if !reflect.DeepEqual(got, want) {
+	if b, same := sameJSON(path, mine); !same {
 		t.Errorf("after install and uninstall:\n%s\nwant the person's own settings:\n%s", b, mine)
 	}
 
@@ -420,4 +408,14 @@ func TestUninstallKeepsThePersonsShellPrefix(t *testing.T) {
 	if b, _ := os.ReadFile(path); strings.Contains(string(b), "SHELL_PREFIX") {
 		t.Errorf("uninstall left the prefix install set:\n%s", b)
 	}
+}
+
+// sameJSON reports whether the file at path holds the same JSON value as
+// want, and returns what it holds.
+func sameJSON(path, want string) ([]byte, bool) {
+	var got, w any
+	b, _ := os.ReadFile(path)
+	json.Unmarshal(b, &got)
+	json.Unmarshal([]byte(want), &w)
+	return b, reflect.DeepEqual(got, w)
 }
