@@ -38,8 +38,8 @@ const (
 const serveUsage = `Usage: picket serve [--agent pi]
 
 Answers NDJSON requests on stdin, one response line per request on stdout,
-for an agent extension that keeps picket running beside it (Pi's). See the
-README's protocol reference.
+for an agent extension that keeps picket running beside it (Pi's). The
+protocol is in picket's docs/sidecar-protocol.md.
 `
 
 // runServe runs the sidecar until EOF on stdin. Exit 0 then, 2 for a usage
