@@ -28,11 +28,6 @@ type Options struct {
 	// picket.audit.path in the person's home, say): Open then leaves its
 	// mode alone and tightens only the log and its lock.
 	SharedDir bool
-	// Abandoned, when set, is asked once the lock is held: when it
-	// reports true the line is someone else's to write (the resident
-	// server's hook gave up waiting and logs by itself), and Append
-	// writes nothing.
-	Abandoned func() bool
 
 	// maxBytes overrides MaxSizeMB so tests can force rotations.
 	maxBytes int64
@@ -55,7 +50,6 @@ type Log struct {
 	max    int64
 	maxAge time.Duration
 	now    func() time.Time
-	gone   func() bool
 
 	mu      sync.Mutex
 	lock    *os.File // <path>.lock, flocked around every write
@@ -72,7 +66,7 @@ func Open(o Options) (*Log, error) {
 	if o.Path == "" {
 		return nil, errors.New("audit log path is empty")
 	}
-	l := &Log{path: o.Path, now: o.Now, max: o.maxBytes, gone: o.Abandoned}
+	l := &Log{path: o.Path, now: o.Now, max: o.maxBytes}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -167,16 +161,10 @@ func (l *Log) append(line []byte) (err error) {
 			err = uerr
 		}
 	}()
-	if l.gone != nil && l.gone() {
-		return nil
-	}
 	done, err := l.write(line, false)
 	if err == nil && !done {
 		if err := lockExclusive(l.lock); err != nil {
 			return err
-		}
-		if l.gone != nil && l.gone() {
-			return nil
 		}
 		_, err = l.write(line, true)
 	}

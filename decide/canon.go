@@ -100,7 +100,7 @@ var errSelfProcess = errors.New("it leads to a process's own files (/proc/self/c
 // of following them to picket's own pid), or any process's, spelled with
 // its pid. A pid is refused alike whichever process it is, picket's own
 // included, so the answer does not depend on which process decides (the
-// hook, or the resident server whose pid an agent can find out).
+// hook, or the sidecar, whose pid an agent can find out).
 func selfPrivate(p string) bool {
 	switch {
 	case strings.HasPrefix(p, "/dev/"):

@@ -143,8 +143,8 @@ func TestCanonicalizeSelfProcess(t *testing.T) {
 	// Any process's links are refused, picket's own pid spelled out
 	// included: they lead into that process's view (another mount
 	// namespace, a deleted file, a pipe), and the answer must not depend
-	// on which process decides (the hook, or the resident server whose
-	// pid an agent can find out).
+	// on which process decides (the hook, or the sidecar, whose pid
+	// an agent can find out).
 	for _, p := range []string{fmt.Sprintf("/proc/%d/task/%d/cwd/x", os.Getpid(), os.Getpid()), fmt.Sprintf("/proc/%d/root/etc/hostname", os.Getpid()),
 		"/proc/1/root/etc/hostname", "/proc/1/cwd", "/proc/1/fd/0", "/proc/1/task/1/exe", "/proc/1/map_files"} {
 		if _, r, err := decide.Canonicalize(p, tr.ws, tr.home); err == nil || !strings.Contains(err.Error(), "process's own files") {

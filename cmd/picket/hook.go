@@ -67,11 +67,7 @@ func runHook(c *cli, args []string) int {
 		c.stdout.Write(hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("unknown agent %q", *agent))))
 		return 0
 	}
-	type answer struct {
-		out   []byte
-		start func() // starts the resident server, once answered
-	}
-	done := make(chan answer, 1)
+	done := make(chan []byte, 1)
 	extend := make(chan time.Duration, 4)
 	c.extend = func(d time.Duration) {
 		select {
@@ -82,38 +78,25 @@ func runHook(c *cli, args []string) int {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("internal error: %v", r)))}
+				done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("internal error: %v", r)))
 			}
 		}()
 		in, err := io.ReadAll(io.LimitReader(c.stdin, hook.MaxEvent+1))
 		if err != nil {
-			done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("failed to read the event: %w", err)))}
-			return
-		}
-		out, start, status := c.askResident(args, in)
-		switch {
-		case status == residentAnswered:
-			done <- answer{out: out}
-			return
-		case status == residentMissed && c.getenv("PICKET_RESIDENT") == "require":
-			// Denied, but a server is started as any hook would start
-			// one, so that require alone does not deny every call.
-			done <- answer{out: hook.ClaudeDeny(hook.ErrorMessage("", errors.New("PICKET_RESIDENT=require, and no resident hook server answered"))), start: start}
+			done <- hook.ClaudeDeny(hook.ErrorMessage("", fmt.Errorf("failed to read the event: %w", err)))
 			return
 		}
 		c.recoverQuarantine()
-		done <- answer{out: c.claudeEvent(in), start: start}
+		done <- c.claudeEvent(in)
 	}()
 	var out []byte
-	var start func()
 	var why string // set when picket answered on its own; said after the answer
 	timer := time.NewTimer(*deadline)
 	defer timer.Stop()
 wait:
 	for {
 		select {
-		case a := <-done:
-			out, start = a.out, a.start
+		case out = <-done:
 			break wait
 		case s := <-interrupted:
 			select { // the prompt gives the terminal back; its answer is not waited for
@@ -136,14 +119,10 @@ wait:
 	if why != "" {
 		c.errorf("%s", why)
 	}
-	if start != nil {
-		start()
-	}
 	return 0
 }
 
-// hookFlags are the hook's flags; --headless sets c.noPrompt. The
-// resident server reads a hook's arguments with them too.
+// hookFlags are the hook's flags; --headless sets c.noPrompt.
 func (c *cli) hookFlags() (fs *flag.FlagSet, agent *string, deadline *time.Duration) {
 	fs = flag.NewFlagSet("hook", flag.ContinueOnError)
 	agent = fs.String("agent", "claude", "the agent whose event is on stdin (claude)")
@@ -159,10 +138,6 @@ func (c *cli) claudeEvent(in []byte) []byte {
 		c.audit(nil, audit.Entry{Agent: "claude", Decision: "error", Reason: err.Error()})
 		return hook.ClaudeDeny(hook.ErrorMessage(ev.Tool, err))
 	}
-	if c.inServer && processCwd(ev.Cwd) {
-		c.needLocal = true // the hook's working directory, not the server's
-		return nil
-	}
 	switch ev.Event {
 	case hook.EventPreToolUse:
 		return c.claudePreToolUse(ev)
@@ -176,6 +151,7 @@ func (c *cli) claudeEvent(in []byte) []byte {
 		if err := c.notices().Prune(grants.DefaultMaxAge); err != nil {
 			c.warnf("pruning old session notices: %v", err)
 		}
+		c.forgetResident()
 		loaded, err := c.eventPolicy(ev)
 		if err != nil {
 			return hook.ClaudeSystemMessage("picket: error: the fence policy is broken; every file tool call will be denied until it is fixed:\n" + err.Error())
@@ -222,10 +198,6 @@ func (c *cli) claudePreToolUse(ev hook.ClaudeEvent) []byte {
 	case v.d.Allow:
 		return nil
 	}
-	if c.inServer && c.mayAsk(loaded, call.Session, v.d) {
-		c.needLocal = true // the hook process asks
-		return nil
-	}
 	outcome := c.askGrant(loaded, grantCallOf(call), v.d)
 	c.audit(loaded, grantEntry(v.entry, outcome))
 	if outcome.allow {
@@ -263,27 +235,25 @@ func (c *cli) claudePostToolUse(ev hook.ClaudeEvent) {
 	}
 }
 
-// processCwd reports whether an event's working directory may name
-// another place in another process: it leads through a process's own
-// files (/proc/self/cwd, /dev/fd, a symlink to one; see
-// decide.Canonicalize), or cannot be resolved. In the hook that is the
-// hook's own working directory, where its policy is looked for; in the
-// resident server it is the server's.
-func processCwd(cwd string) bool {
-	if !filepath.IsAbs(cwd) {
-		return false // an error either way
+// forgetResident removes what the resident hook server of earlier builds
+// left in picket's state (its sockets, locks and start markers):
+// that server is gone, and a server still running from an old executable
+// exits once its socket is removed. Its socket could also be in
+// $XDG_RUNTIME_DIR/picket (beside the console's, which stays).
+func (c *cli) forgetResident() {
+	os.RemoveAll(filepath.Join(c.stateDir(), "resident"))
+	if rt := c.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		old, _ := filepath.Glob(filepath.Join(rt, "picket", "hook-*.sock*"))
+		for _, f := range old {
+			os.Remove(f)
+		}
 	}
-	_, _, err := decide.Canonicalize(cwd, "/", "/")
-	return err != nil
 }
 
 // eventPolicy resolves the policy for the event's working directory.
 func (c *cli) eventPolicy(ev hook.ClaudeEvent) (*decide.Loaded, error) {
 	if !filepath.IsAbs(ev.Cwd) {
 		return nil, fmt.Errorf("event cwd %q is not an absolute path", ev.Cwd)
-	}
-	if c.policies != nil {
-		return c.policies(filepath.Clean(ev.Cwd))
 	}
 	return c.loadPolicy(ev.Cwd, "")
 }
@@ -323,7 +293,7 @@ func fillEntry(e *audit.Entry, d decide.Decision) {
 func (c *cli) audit(loaded *decide.Loaded, e audit.Entry) {
 	path := c.auditFile(loaded)
 	opts := audit.Options{Path: path, Warn: func(m string) { c.warnf("audit log: %s", m) },
-		SharedDir: path != audit.DefaultPath(c.home(), c.getenv("XDG_STATE_HOME")), Abandoned: c.abandoned}
+		SharedDir: path != audit.DefaultPath(c.home(), c.getenv("XDG_STATE_HOME"))}
 	if loaded != nil {
 		opts.MaxAgeDays, opts.MaxSizeMB = loaded.Settings.Audit.MaxAgeDays, loaded.Settings.Audit.MaxSizeMB
 	}

@@ -905,9 +905,7 @@ func TestHookSignals(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			h, event := hungLedger(t)
 			cmd := exec.Command(bin, "hook", "--deadline", "1500ms")
-			// The hook's own signal handling: no resident server, which
-			// would also write in the test's temp dir as it is removed.
-			cmd.Env = append(h.env, "PICKET_RESIDENT=off")
+			cmd.Env = h.env
 			cmd.Stdin = strings.NewReader(event)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -931,9 +929,8 @@ func TestHookSignals(t *testing.T) {
 	// and the event it then gets is judged (here: cut short, so denied).
 	t.Run("while reading", func(t *testing.T) {
 		cmd := exec.Command(bin, "hook")
-		// Not the person's own: the hook would write their audit log and
-		// start a resident server in their state dir.
-		cmd.Env = append(newHookProject(t, hookFence).env, "PICKET_RESIDENT=off")
+		// Not the person's own: the hook would write their audit log.
+		cmd.Env = newHookProject(t, hookFence).env
 		in, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)

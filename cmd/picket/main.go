@@ -18,7 +18,6 @@ import (
 )
 
 func main() {
-	residentAllowed = true
 	os.Exit(run(os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -14,15 +14,8 @@ import (
 
 // TestMain lets testscript run the real CLI in-process as "picket".
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "hook-server" && filepath.Base(os.Args[0]) != "picket" {
-		// A resident server started under another name must not run the
-		// tests (whose hooks would start servers in turn).
-		os.Exit(3)
-	}
 	testscript.Main(m, map[string]func(){
 		"picket": func() {
-			// As main does, for the resident server's tests (resident_test.go).
-			residentAllowed = os.Getenv("PICKET_TEST_RESIDENT") == "1"
 			os.Exit(run(os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr))
 		},
 	})

@@ -35,18 +35,6 @@ type cli struct {
 	// shellPrefix marks a run for Claude Code's CLAUDE_CODE_SHELL_PREFIX,
 	// where no one can add --unsandboxed.
 	shellPrefix bool
-	// policies, when set, gives the policy for a working directory from a
-	// cache (the resident hook server) instead of loading it.
-	policies func(cwd string) (*decide.Loaded, error)
-	// abandoned, in the resident server, reports that the hook whose
-	// event this is stopped waiting for the answer: it then decides, and
-	// logs, by itself.
-	abandoned func() bool
-	// inServer marks a hook event answered by the resident server, which
-	// cannot ask the person; needLocal is set when the call must go back
-	// to the hook process for that (see [cli.mayAsk]), before anything
-	// about the call was noted or logged.
-	inServer, needLocal bool
 }
 
 // extendDeadline gives the running hook d more time from now.
