@@ -100,6 +100,17 @@ func (p Plan) ops() []op {
 	for _, r := range p.Read {
 		add(r, rankRead, "--ro-bind", r, r)
 	}
+	for _, t := range p.Through {
+		// Bound over the private /tmp or /run as the root showed it:
+		// writable binds and an empty root's reads bind it already.
+		switch {
+		case under(t, mounted):
+		case p.Root == RootReadOnly:
+			add(t, rankRead, "--ro-bind", t, t)
+		case p.Root == RootWritable:
+			add(t, rankWrite, "--bind", t, t)
+		}
+	}
 	for _, w := range p.Write {
 		add(w, rankWrite, "--bind", w, w)
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,22 @@ func TestBwrapArgsGolden(t *testing.T) {
 			Cwd: "/w", Exe: "/p/picket", EmptyFile: "/s/hidden",
 			Hide:     []Hidden{{Path: "/h/.ssh/id_ed25519"}},
 			Landlock: Landlock{Write: []string{"/dev", "/tmp"}},
+		}},
+		{"tmp-workspace", Plan{
+			Cwd: "/tmp/w", Exe: "/usr/bin/picket", EmptyFile: "/s/hidden",
+			Write:      []string{"/h/.cache", "/tmp/w"},
+			Through:    []string{"/tmp/w"},
+			Structure:  []string{"/tmp/w/.git"},
+			Protect:    []string{"/tmp/w/.git/hooks"},
+			Hide:       []Hidden{{Path: "/tmp/w/.env"}},
+			SocketDirs: []string{"/run"},
+			Landlock:   Landlock{Write: []string{"/dev", "/h/.cache", "/tmp", "/tmp/w"}},
+		}},
+		{"tmp-workspace-read-only", Plan{
+			Cwd: "/run/user/1000/w/sub", Exe: "/usr/bin/picket", EmptyFile: "/s/hidden",
+			Through:    []string{"/run/user/1000/w"},
+			SocketDirs: []string{"/run"},
+			Landlock:   Landlock{Write: []string{"/dev", "/tmp"}},
 		}},
 		{"full", Plan{
 			Cwd: "/", Exe: "/p/picket", Root: RootWritable,
@@ -81,5 +98,44 @@ func TestOpsOrder(t *testing.T) {
 				t.Errorf("mount of %s comes before the mount of its parent %s", o.path, later.path)
 			}
 		}
+	}
+}
+
+// TestThroughDirs: the workspace is bound through a private /tmp or /run
+// when it is strictly below one; the private directory itself, and a
+// working directory outside the workspace, never are.
+func TestThroughDirs(t *testing.T) {
+	run := []string{"/run"}
+	for _, tc := range []struct {
+		root, cwd string
+		sockets   []string
+		want      []string
+	}{
+		{"/tmp/w", "/tmp/w/sub", run, []string{"/tmp/w"}},
+		{"/run/user/1000/w", "/run/user/1000/w", run, []string{"/run/user/1000/w"}},
+		{"/run/user/1000/w", "/run/user/1000/w", nil, nil}, // allowAllUnixSockets: /run is the host's
+		{"/tmp", "/tmp", run, nil},
+		{"/run", "/run", run, nil},
+		{"/home/u/w", "/tmp/elsewhere", run, nil},
+		{"/home/u/w", "/home/u/w", run, nil},
+		{"/tmpfoo/w", "/tmpfoo/w", run, nil},
+		{"/var/tmp/w", "/var/tmp/w", run, nil},
+	} {
+		got := throughDirs([]string{tc.root, tc.cwd}, tc.root, tc.sockets)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("throughDirs(root %s, cwd %s, sockets %v) = %q, want %q", tc.root, tc.cwd, tc.sockets, got, tc.want)
+		}
+	}
+}
+
+// TestStructureStopsAtPrivate guards against a full-mode plan holding a
+// path in a /tmp workspace binding the host's /tmp back over the private
+// one: the directories held in place stop below it.
+func TestStructureStopsAtPrivate(t *testing.T) {
+	p := Plan{Root: RootWritable, Through: []string{"/tmp/w"}, SocketDirs: []string{"/run"},
+		Protect: []string{"/tmp/w/.git/hooks", "/run/user/1/x/y"}, named: []string{"/tmp/w/.git/hooks", "/run/user/1/x/y"}}
+	got := p.structure()
+	if want := []string{"/tmp/w", "/tmp/w/.git"}; !slices.Equal(got, want) {
+		t.Errorf("structure() = %q, want %q", got, want)
 	}
 }

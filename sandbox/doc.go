@@ -28,6 +28,9 @@
 //     user namespaces, a fresh /proc, a minimal /dev, a new session (no
 //     TIOCSTI injection into the caller's terminal) and no network unless
 //     the policy lists domains.
+//   - A workspace below /tmp or /run (or reached through a symlink that
+//     leads there) is bound from the host over the private directory
+//     ([Plan.Through]); the rest of /tmp and /run stays private.
 //   - Unix sockets: /run and /var/run are empty, /tmp is private, sockets
 //     found in the workspace's and home's walk outside the workspace are
 //     covered, and only network.allowUnixSockets are bound through.

@@ -33,6 +33,12 @@ type Plan struct {
 	TmpBinds  []string // host files bound writable through the private /tmp
 	Sockets   []string // unix sockets bound through the hidden socket dirs
 
+	// Through holds the workspace when it lies below a directory the
+	// sandbox makes private (/tmp, /run): bound from the host over the
+	// private one, so the command starts there and its writes land on the
+	// host, while the rest of /tmp and /run stays private.
+	Through []string
+
 	// SocketDirs are covered by an empty tmpfs (/run): they hold the host's
 	// unix sockets. Empty when network.allowAllUnixSockets is set.
 	SocketDirs []string
@@ -167,6 +173,7 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 			p.Sockets = append(p.Sockets, r)
 		}
 	}
+	p.Through = throughDirs([]string{root, p.Cwd}, root, p.SocketDirs)
 
 	x, err := expand(spec, l.Settings.Sandbox, root, home, o.CacheDir)
 	if err != nil {
@@ -221,12 +228,54 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	return p, nil
 }
 
+// throughDirs returns those of dirs that lie strictly below /tmp or a
+// socket dir and are the workspace root or inside it (the walk covers
+// nothing else there): bound from the host, so a workspace in /tmp or
+// /run/user/<uid> works as it does elsewhere. The private directory itself
+// is never bound through: a workspace that is /tmp stays private.
+func throughDirs(dirs []string, root string, socketDirs []string) []string {
+	private := append([]string{"/tmp"}, socketDirs...)
+	var out []string
+	for _, d := range dirs {
+		if d == "" || !isUnder(d, root) {
+			continue
+		}
+		for _, pd := range private {
+			if d != pd && isUnder(d, pd) {
+				out = append(out, d)
+			}
+		}
+	}
+	return dropUnder(sortedUnique(out), nil)
+}
+
+// private reports whether q is under /tmp, which is private in the
+// sandbox, and not in a directory bound through it.
+func (p *Plan) private(q string) bool { return isTmp(q) && !under(q, p.Through) }
+
+// privateDir reports whether d is the private /tmp, a hidden socket dir,
+// or a directory in them that is not bound through.
+func (p *Plan) privateDir(d string) bool {
+	return (isTmp(d) || under(d, p.SocketDirs)) && !under(d, p.Through)
+}
+
+// dropPrivate keeps the paths of ps the private /tmp does not cover.
+func (p *Plan) dropPrivate(ps []string) []string {
+	var out []string
+	for _, q := range ps {
+		if !p.private(q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 // normalize drops what other mounts already cover, adds placeholders for
 // the missing protected paths (mandatory or denyWrite, named literally)
 // inside writable directories, and the structure binds that keep
 // protected paths' directories from being renamed.
 func (p *Plan) normalize(protectMissing []string) {
-	p.Write = dropUnder(sortedUnique(dropTmp(p.Write)), nil)
+	p.Write = dropUnder(sortedUnique(p.dropPrivate(p.Write)), nil)
 	// A writable directory at or below a protected path (allowWrite
 	// "~/**/node_modules/**" reaching into ~/.claude/skills) stays
 	// read-only: in decide the deny, mandatory or denyWrite, wins.
@@ -243,7 +292,7 @@ func (p *Plan) normalize(protectMissing []string) {
 	hidden := hiddenDirs(p.Hide)
 	p.Write = dropUnder(p.Write, hidden)
 	if p.Root == RootEmpty {
-		p.Read = dropUnder(sortedUnique(dropTmp(p.Read)), append(hidden, p.Write...))
+		p.Read = dropUnder(sortedUnique(p.dropPrivate(p.Read)), append(hidden, p.Write...))
 	} else {
 		p.Read = nil
 	}
@@ -254,7 +303,7 @@ func (p *Plan) normalize(protectMissing []string) {
 		}
 	}
 	var prot []string
-	for _, q := range sortedUnique(dropTmp(p.Protect)) {
+	for _, q := range sortedUnique(p.dropPrivate(p.Protect)) {
 		if p.writable(q) && !under(q, hidden) && !under(q, prot) {
 			prot = append(prot, q)
 		}
@@ -262,7 +311,7 @@ func (p *Plan) normalize(protectMissing []string) {
 	p.Protect = prot
 	var hide []Hidden
 	for _, h := range p.Hide {
-		if !isTmp(h.Path) && !under(h.Path, hiddenDirs(hide)) && p.visible(h.Path) {
+		if !p.private(h.Path) && !under(h.Path, hiddenDirs(hide)) && p.visible(h.Path) {
 			hide = append(hide, h)
 		}
 	}
@@ -351,6 +400,9 @@ func (p *Plan) structure() []string {
 			top = deepestAncestor(q, p.Write)
 		}
 		for d := filepath.Dir(q); d != top && strings.HasPrefix(d, top); d = filepath.Dir(d) {
+			if p.privateDir(d) {
+				break // a bind there would show the host's /tmp or /run again
+			}
 			if !under(d, closed) {
 				out = append(out, d)
 			}
@@ -461,16 +513,6 @@ func hiddenDirs(hs []Hidden) []string {
 
 // isTmp reports whether q is under /tmp, which is private in the sandbox.
 func isTmp(q string) bool { return isUnder(q, "/tmp") }
-
-func dropTmp(ps []string) []string {
-	var out []string
-	for _, q := range ps {
-		if !isTmp(q) {
-			out = append(out, q)
-		}
-	}
-	return out
-}
 
 // resolveOr returns p with every symlink resolved, or p cleaned when it
 // cannot be resolved.
