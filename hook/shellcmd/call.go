@@ -109,11 +109,19 @@ var runners map[string]runner
 func init() {
 	runners = map[string]runner{}
 	for _, n := range strings.Fields(`echo printf true false : exit return kill sleep shift wait jobs bg fg
-		type which hash umask ulimit date seq yes basename dirname whoami id uname pwd hostname
+		type which umask ulimit date seq yes basename dirname whoami id uname pwd hostname
 		history help logout times caller disown suspend compgen complete compopt dirs expr
 		getconf nproc tput clear stty tty env_parallel alias unalias break continue printenv
 		logger notify-send uptime free ps pgrep pkill killall`) {
 		runners[n] = (*analyzer).noPaths
+	}
+	runners["hash"] = func(a *analyzer, st, env *state, name string, args []word, stdin input) {
+		for _, w := range args {
+			if w.unknown || strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "p") {
+				a.fail("hash -p makes a command name run another program")
+				return
+			}
+		}
 	}
 	for _, n := range strings.Fields("eval enable") {
 		runners[n] = func(a *analyzer, st, env *state, name string, args []word, stdin input) {
@@ -180,6 +188,9 @@ func (a *analyzer) generic(st *state, name string, args []word) {
 			}
 		default:
 			a.path(st, w, decide.Read, false, name)
+			if rest, ok := strings.CutPrefix(w.s, "@"); ok && rest != "" {
+				a.path(st, known(rest), decide.Read, false, name) // @file: many tools read it
+			}
 		}
 	}
 }
@@ -234,6 +245,14 @@ func (a *analyzer) shell(st, env *state, name string, args []word, stdin input) 
 	rest := args[i:]
 	inner := a.childState(env)
 	inner.opts = opts
+	// A non-interactive bash sources $BASH_ENV before anything else.
+	if v, ok := inner.vars["BASH_ENV"]; ok && (v.unknown || v.v.Str != "") {
+		a.path(st, word{s: v.v.Str, unknown: v.unknown}, decide.Read, false, name+" $BASH_ENV")
+		if !v.unknown {
+			a.fail("%s sources $BASH_ENV (%s), whose commands picket does not see", name, v.v.Str)
+		}
+		return
+	}
 	switch {
 	case cmdMode:
 		if len(rest) == 0 {
@@ -295,6 +314,7 @@ func (a *analyzer) script(st *state, src string) {
 		}
 		return
 	}
+	a.checkFile(f)
 	a.stmts(st, f.Stmts)
 }
 

@@ -36,8 +36,9 @@
 //     whether or not the path exists.
 //   - Read, for input redirections, the files of readers (cat, head, tail,
 //     grep, rg, sed, awk, jq, diff, sort, wc, source and ".", ...), the
-//     sources of copies and links, curl's uploads, and every operand (and
-//     every option's "=value") of a program it does not know. List, for
+//     sources of copies and links, curl's and wget's uploads, the operands
+//     of git's other subcommands, and every operand (and every option's
+//     "=value", and what follows an "@") of a program it does not know. List, for
 //     ls, stat, test -e and [[ -f ]], find and du.
 //   - Recursive, for what reaches a whole tree (grep -r, rg, find, cp -r,
 //     rm -r, chmod -R, tar, rsync -a, du, git grep): the caller judges
@@ -67,8 +68,11 @@
 // find -execdir; sed scripts with r, R, w, W or e; awk programs with
 // getline, system() or output redirection; tar, rsync or rg options that
 // run programs; patch and git apply; git -c, config, --git-dir; a shell
-// that reads commands from a pipe; shopt expand_aliases or cdable_vars;
-// CDPATH; popd; and past the bounds: [MaxSize] bytes of input,
+// that reads commands from a pipe, or sources $BASH_ENV; hash -p;
+// ${x@P}, and arithmetic in a line where a variable holds "$(" or "`"
+// (bash runs a command substitution inside an array subscript it
+// evaluates); shopt expand_aliases or cdable_vars; CDPATH; popd; and past
+// the bounds: [MaxSize] bytes of input,
 // [DefaultMaxEntries] directory entries read by globs, [MaxFields] fields
 // from one word, [MaxTargets] targets, 16 levels of nested shells,
 // functions or loops, 8 possible working directories, and a few thousand
@@ -85,8 +89,11 @@
 // standard input (cat list | xargs is denied, but a program reading names
 // from a file is not seen). Unknown programs' operands are judged as
 // reads only: a program that writes to its operand (some-tool --out=x)
-// is judged as reading it. git is judged only for the subcommands above
-// (git show HEAD:.env prints a committed file unseen). awk's and sed's
+// is judged as reading it. git's other subcommands have their operands
+// judged as reads (and REV:path as a read of path), and an operand picket
+// cannot expand is skipped outside diff, add, show, cat-file, blame and
+// log; what git reads from its object store or runs from configuration is
+// not seen. awk's and sed's
 // detection of I/O is a pattern match over the program text. Nothing
 // here replaces the agent's own sandbox or picket run: use them alongside.
 package shellcmd

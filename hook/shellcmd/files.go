@@ -699,12 +699,12 @@ func urlBase(u string) string {
 }
 
 func (a *analyzer) wget(st, env *state, name string, args []word, stdin input) {
-	opts, ops, ok := options(args, "OoaPiBeUtTwQ", strings.Fields("output-document output-file append-output directory-prefix input-file base execute user-agent tries timeout wait quota"))
+	opts, ops, ok := options(args, "OoaPiBeUtTwQ", strings.Fields("output-document output-file append-output directory-prefix input-file base execute user-agent tries timeout wait quota post-file body-file post-data body-data method header load-cookies save-cookies certificate private-key ca-certificate"))
 	if !ok {
 		a.fail("wget: an option is missing its value")
 		return
 	}
-	a.optionPaths(st, name, opts, "-i --input-file", "-O --output-document -o --output-file -a --append-output")
+	a.optionPaths(st, name, opts, "-i --input-file --post-file --body-file --load-cookies --certificate --private-key --ca-certificate", "-O --output-document -o --output-file -a --append-output --save-cookies")
 	if has(opts, "-O", "--output-document") {
 		return
 	}
@@ -794,6 +794,21 @@ sub:
 			return
 		}
 		a.fail("git config writes configuration that runs programs")
+	default:
+		// Other subcommands: an operand that names a file is read
+		// (git diff --no-index a b, git add f), and REV:path names a
+		// committed file (git show HEAD:.env).
+		_, ops, _ := options(rest, "mCcFSuOo", strings.Fields("message file author date format pretty template reuse-message output"))
+		reads := contains(strings.Fields("diff add show cat-file blame annotate log hash-object stage notes format-patch"), sub)
+		for _, w := range ops {
+			if w.unknown && !reads {
+				continue // a branch or remote name (git push origin $(...))
+			}
+			a.path(dir, w, decide.Read, false, "git "+sub)
+			if _, p, ok := strings.Cut(w.s, ":"); ok && !w.unknown && p != "" {
+				a.path(dir, known(strings.TrimPrefix(p, "./")), decide.Read, false, "git "+sub)
+			}
+		}
 	}
 }
 

@@ -145,6 +145,7 @@ func walk(f *syntax.File, env Env) (res Result, err error) {
 	}()
 	a := newAnalyzer(env)
 	st := a.topState()
+	a.checkFile(f)
 	a.stmts(st, f.Stmts)
 	if a.err != nil {
 		return Result{}, a.err

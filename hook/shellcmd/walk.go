@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -20,6 +21,7 @@ type analyzer struct {
 	entries    int
 	overBudget bool // globbing read past maxEntries
 	steps      int  // statements walked
+	arith      bool // a script walked uses arithmetic (see checkFile)
 	out        []Target
 	seen       map[targetKey]bool
 	cmds       []Command
@@ -87,10 +89,24 @@ func (a *analyzer) stmt(st *state, s *syntax.Stmt) {
 		st = st.copy() // a background job is a subshell
 	}
 	stdin := a.redirects(st, s.Redirs, cmdName(s.Cmd))
-	if s.Cmd == nil {
+	if s.Cmd != nil {
+		a.command(st, s.Cmd, stdin)
+	}
+	a.checkVars(st)
+}
+
+// checkVars fails when arithmetic could evaluate a variable that holds
+// shell code (see checkFile).
+func (a *analyzer) checkVars(st *state) {
+	if !a.arith || a.err != nil {
 		return
 	}
-	a.command(st, s.Cmd, stdin)
+	for k, v := range st.vars {
+		if !v.unknown && (holdsCode(v.v.Str) || slices.ContainsFunc(v.v.List, holdsCode)) {
+			a.fail("$%s holds shell code, which bash's arithmetic would run", k)
+			return
+		}
+	}
 }
 
 // cmdName names a command for its targets.
@@ -610,4 +626,47 @@ func (a *analyzer) abs(dir, p string) string {
 		return p
 	}
 	return strings.TrimSuffix(dir, "/") + "/" + p
+}
+
+// checkFile looks at a parsed script before it is walked: bash runs code
+// picket would not see through ${x@P} (prompt expansion runs command
+// substitutions in x's value) and through arithmetic, which evaluates a
+// variable's value as an expression, array subscripts and their command
+// substitutions included (x='a[$(cmd)]'; echo $((x))).
+func (a *analyzer) checkFile(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.Contains(x.Exp.Word.Lit(), "P") {
+				a.fail("${...@P} runs the command substitutions a variable holds")
+				return false
+			}
+			if x.Index != nil || x.Slice != nil {
+				a.arith = true
+			}
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+			a.arith = true
+		case *syntax.BinaryTest:
+			if x.Op >= syntax.TsEql && x.Op <= syntax.TsGtr {
+				a.arith = true
+			}
+		case *syntax.Assign:
+			if x.Index != nil {
+				a.arith = true
+			}
+		case *syntax.DeclClause:
+			a.arith = true // declare -i evaluates assignments
+		case *syntax.Lit:
+			switch x.Value {
+			case "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "let", "declare", "typeset", "local", "export", "readonly":
+				a.arith = true
+			}
+		}
+		return a.err == nil
+	})
+}
+
+// holdsCode reports a value arithmetic would run code from.
+func holdsCode(s string) bool {
+	return strings.Contains(s, "$(") || strings.Contains(s, "`")
 }
