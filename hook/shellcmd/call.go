@@ -197,96 +197,106 @@ func (a *analyzer) generic(st *state, name string, args []word) {
 
 // shell runs bash -c STRING, a script file, or commands from stdin.
 func (a *analyzer) shell(st, env *state, name string, args []word, stdin input) {
-	cmdMode, stdinMode := false, false
-	opts := env.opts
-	i := 0
-	for ; i < len(args); i++ {
-		w := args[i]
-		if w.unknown {
-			a.fail("%s gets an option picket cannot expand", name)
-			return
-		}
-		s := w.s
-		if s == "--" || s == "-" {
-			i++
-			break
-		}
-		if strings.HasPrefix(s, "--") {
-			switch s {
-			case "--rcfile", "--init-file":
-				if i+1 < len(args) {
-					a.path(st, args[i+1], decide.Read, false, name)
-					i++
-				}
-			}
-			continue
-		}
-		if !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+") {
-			break
-		}
-		for _, c := range s[1:] {
-			switch c {
-			case 'c':
-				cmdMode = true
-			case 's':
-				stdinMode = true
-			case 'o', 'O':
-				if i+1 < len(args) {
-					i++
-					if c == 'O' {
-						setShopt(&opts, args[i].s, s[0] == '-')
-					}
-				}
-			case 'n':
-				return // reads commands without running them
-			}
-		}
+	sa, ok := a.shellArgs(st, name, args)
+	if !ok {
+		return
 	}
-	rest := args[i:]
 	inner := a.childState(env)
-	inner.opts = opts
+	inner.opts = mergeOpts(env.opts, sa.opts)
 	// A non-interactive bash sources $BASH_ENV before anything else.
 	if v, ok := inner.vars["BASH_ENV"]; ok && (v.unknown || v.v.Str != "") {
 		a.path(st, word{s: v.v.Str, unknown: v.unknown}, decide.Read, false, name+" $BASH_ENV")
-		if !v.unknown {
-			a.fail("%s sources $BASH_ENV (%s), whose commands picket does not see", name, v.v.Str)
-		}
+		a.fail("%s sources $BASH_ENV, whose commands picket does not see", name)
 		return
 	}
+	rest := sa.rest
 	switch {
-	case cmdMode:
-		if len(rest) == 0 {
-			a.fail("%s -c has no command", name)
-			return
-		}
-		if rest[0].unknown {
+	case sa.cmd:
+		if len(rest) == 0 || rest[0].unknown {
 			a.fail("%s -c runs a command picket cannot expand", name)
 			return
 		}
-		inner.pos = []string{name}
-		for _, w := range rest[1:] {
-			if w.unknown || w.recursive {
-				inner.pos = nil
-				break
-			}
-			inner.pos = append(inner.pos, w.s)
-		}
-		if len(rest) > 1 && inner.pos != nil {
-			inner.pos = inner.pos[1:] // bash -c CMD NAME ARGS: $0 is NAME
-		}
+		inner.pos = positional(name, rest[1:])
 		a.script(inner, rest[0].s)
-	case !stdinMode && len(rest) > 0:
-		a.path(st, rest[0], decide.Read, false, name)
-		for _, w := range rest[1:] {
-			a.path(st, w, decide.Read, false, name)
+	case !sa.stdin && len(rest) > 0:
+		for _, w := range rest {
+			a.path(st, w, decide.Read, false, name) // the script, and its arguments
 		}
-	default:
-		if !stdin.set || !stdin.known {
-			a.fail("%s reads its commands from standard input, which picket cannot see", name)
-			return
-		}
+	case stdin.set && stdin.known:
 		a.script(inner, stdin.text)
+	default:
+		a.fail("%s reads its commands from standard input, which picket cannot see", name)
 	}
+}
+
+// shellArgs is a shell's command line: -c, -s, the shopt options -O
+// sets, and the words after its options.
+type shellArgs struct {
+	cmd, stdin bool
+	opts       globOpts
+	rest       []word
+}
+
+// shellArgs reads a shell's options; false when the shell will not run
+// anything picket must see (-n) or an option is unknown.
+func (a *analyzer) shellArgs(st *state, name string, args []word) (shellArgs, bool) {
+	var sa shellArgs
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w.unknown:
+			a.fail("%s gets an option picket cannot expand", name)
+			return sa, false
+		case w.s == "--" || w.s == "-":
+			sa.rest = args[i+1:]
+			return sa, true
+		case w.s == "--rcfile" || w.s == "--init-file":
+			if i+1 < len(args) {
+				i++
+				a.path(st, args[i], decide.Read, false, name)
+			}
+		case strings.HasPrefix(w.s, "--"):
+		case !strings.HasPrefix(w.s, "-") && !strings.HasPrefix(w.s, "+"):
+			sa.rest = args[i:]
+			return sa, true
+		default:
+			for _, c := range w.s[1:] {
+				switch c {
+				case 'c':
+					sa.cmd = true
+				case 's':
+					sa.stdin = true
+				case 'n':
+					return sa, false // reads its commands without running them
+				case 'o', 'O':
+					if i+1 < len(args) {
+						i++
+						if c == 'O' && !setShopt(&sa.opts, args[i].s, w.s[0] == '-') {
+							a.fail("%s -O %s changes how picket would read it", name, args[i].s)
+							return sa, false
+						}
+					}
+				}
+			}
+		}
+	}
+	return sa, true
+}
+
+// positional is $0, $1, ... of bash -c CMD [NAME [ARGS...]]; nil when
+// one is unknown.
+func positional(shell string, args []word) []string {
+	if len(args) == 0 {
+		return []string{shell}
+	}
+	var pos []string
+	for _, w := range args {
+		if w.unknown || w.recursive {
+			return nil
+		}
+		pos = append(pos, w.s)
+	}
+	return pos
 }
 
 // childState is what a child process starts with: the exported variables

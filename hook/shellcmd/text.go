@@ -1,0 +1,161 @@
+package shellcmd
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/picketdev/picket/decide"
+)
+
+func (a *analyzer) awk(st, env *state, name string, args []word, stdin input) {
+	opts, ops, ok := options(args, "fvF", []string{"file", "assign", "field-separator", "include", "load", "source"})
+	if !ok {
+		a.fail("%s: an option is missing its value", name)
+		return
+	}
+	progs := values(opts, "--source")
+	for _, w := range values(opts, "-f", "--file", "--include", "-i") {
+		a.path(st, w, decide.Read, false, name)
+	}
+	if !has(opts, "-f", "--file") && len(ops) > 0 {
+		progs = append(progs, ops[0])
+		ops = ops[1:]
+	}
+	for _, p := range progs {
+		if p.unknown || awkIO().MatchString(p.s) {
+			a.fail("%s's program reads, writes or runs something by itself", name)
+			return
+		}
+	}
+	for _, w := range ops {
+		if !w.unknown && validName(strings.SplitN(w.s, "=", 2)[0]) && strings.Contains(w.s, "=") {
+			continue // a variable assignment
+		}
+		a.path(st, w, decide.Read, false, name)
+	}
+}
+
+// awkIO finds awk programs that do file or process I/O themselves:
+// getline, system(), and print or printf redirected to a file or pipe.
+// (Compiled on first use: the hook starts for every call.)
+var awkIO = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`getline|system\s*\(|\b(print|printf)\b[^;}\n]*(>|\|)|close\s*\(|fflush\s*\(\s*"`)
+})
+
+func (a *analyzer) sed(st, env *state, name string, args []word, stdin input) {
+	sa, ok := a.sedArgs(st, args)
+	if !ok {
+		return
+	}
+	if len(sa.scripts) == 0 {
+		if len(sa.files) == 0 {
+			return
+		}
+		sa.scripts, sa.files = sa.files[:1], sa.files[1:]
+	}
+	for _, sc := range sa.scripts {
+		if sc.unknown || sedIO().MatchString(sc.s) {
+			a.fail("sed's script reads, writes or runs something by itself (r, R, w, W, e)")
+			return
+		}
+	}
+	acc := decide.Read
+	if sa.inPlace {
+		acc = decide.Write
+	}
+	for _, w := range sa.files {
+		a.path(st, w, acc, false, name)
+	}
+}
+
+// sedArgs is sed's command line: its scripts (a script file read by -f
+// stands as ""), whether it edits in place, and its files.
+type sedArgs struct {
+	scripts, files []word
+	inPlace        bool
+}
+
+func (a *analyzer) sedArgs(st *state, args []word) (sedArgs, bool) {
+	var sa sedArgs
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w.unknown || w.s == "-" || !strings.HasPrefix(w.s, "-"):
+			sa.files = append(sa.files, w)
+		case w.s == "--":
+			sa.files = append(sa.files, args[i+1:]...)
+			return sa, true
+		case strings.HasPrefix(w.s, "--"):
+			n, v, eq := strings.Cut(w.s[2:], "=")
+			if n == "in-place" {
+				sa.inPlace = true
+				continue
+			}
+			if n != "expression" && n != "file" && n != "line-length" {
+				continue
+			}
+			val := known(v)
+			if !eq {
+				if i+1 >= len(args) {
+					a.fail("sed --%s is missing its value", n)
+					return sa, false
+				}
+				i++
+				val = args[i]
+			}
+			a.sedValue(st, &sa, n[0], val)
+		default:
+			var ok bool
+			if i, ok = a.sedBundle(st, &sa, args, i); !ok {
+				return sa, false
+			}
+		}
+	}
+	return sa, true
+}
+
+// sedBundle reads a bundle of short options (-n, -E, -i[SUFFIX], -e
+// SCRIPT, -f FILE, -l N, -s ...) at args[i]; it returns the index of the
+// last word it took.
+func (a *analyzer) sedBundle(st *state, sa *sedArgs, args []word, i int) (int, bool) {
+	s := args[i].s
+	for j := 1; j < len(s); j++ {
+		switch c := s[j]; c {
+		case 'i':
+			sa.inPlace = true
+			return i, true // the rest is the backup suffix
+		case 'e', 'f', 'l':
+			val := known(s[j+1:])
+			if val.s == "" {
+				if i+1 >= len(args) {
+					a.fail("sed -%c is missing its value", c)
+					return i, false
+				}
+				i++
+				val = args[i]
+			}
+			a.sedValue(st, sa, c, val)
+			return i, true
+		}
+	}
+	return i, true
+}
+
+// sedValue takes the value of -e (a script), -f (a script file) or -l.
+func (a *analyzer) sedValue(st *state, sa *sedArgs, opt byte, v word) {
+	switch opt {
+	case 'e':
+		sa.scripts = append(sa.scripts, v)
+	case 'f':
+		a.path(st, v, decide.Read, false, "sed")
+		sa.scripts = append(sa.scripts, known(""))
+	}
+}
+
+// sedIO finds the sed commands that read or write a named file or run a
+// command: r, R, w, W, e (after an address), and the s command's w and e
+// flags.
+var sedIO = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[;{}\n]|[0-9$/]!?)\s*[rRwWe](\s|$)|(^|[;\n])\s*s(.).*?[wWe]\s*\S`)
+})
