@@ -126,6 +126,8 @@ var analyzeTests = []analyzeTest{
 	{cmd: "echo $UNKNOWN_VAR", want: nil},
 	{cmd: "$EDITOR a.txt", bad: true},
 	{cmd: "X=.env; cat $X", want: []string{"r /w/.env"}},
+	{cmd: "X=.env && echo ok; cat $X", want: []string{"r /w/.env"}},
+	{cmd: "true || X=.env; cat $X", bad: true},
 	{cmd: "X=~/.ssh; cat $X/id_rsa", want: []string{"r /h/.ssh/id_rsa"}},
 	{cmd: "X=.env cat $X", bad: true},
 	{cmd: "X=a.txt; X=.env cat $X", want: []string{"r /w/a.txt"}},

@@ -381,6 +381,11 @@ func (a *analyzer) cd(st, env *state, name string, args []word, stdin input) {
 	if fails {
 		dirs = append(dirs, st.dirs...) // cd may fail and leave it where it was
 	}
+	old := variable{unknown: true}
+	if len(st.dirs) == 1 {
+		old = variable{v: expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: st.dirs[0]}}
+	}
+	st.vars["OLDPWD"] = old
 	st.dirs = nil
 	for _, d := range dirs {
 		st.addDir(d)

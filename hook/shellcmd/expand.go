@@ -171,6 +171,12 @@ func (e *environ) Get(name string) expand.Variable {
 	}
 	if user, ok := strings.CutPrefix(name, "HOME "); ok {
 		// "~user": never let expand fall back to os/user.
+		switch user {
+		case "+": // ~+ is $PWD
+			return e.Get("PWD")
+		case "-": // ~- is $OLDPWD
+			return e.Get("OLDPWD")
+		}
 		if e.a.env.Users != nil {
 			if home, ok := e.a.env.Users(user); ok {
 				return expand.Variable{Set: true, Kind: expand.String, Str: home}

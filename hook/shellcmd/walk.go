@@ -311,20 +311,12 @@ func (a *analyzer) binary(st *state, x *syntax.BinaryCmd) {
 		// Each side runs in a subshell.
 		a.stmt(st.copy(), x.X)
 		a.stmt(st.copy(), x.Y)
-	case syntax.AndStmt:
-		before := st.copy()
+	default: // && and ||: Y runs or not, after X (whose walk already
+		// holds its failures: a cd that may fail keeps the old directory)
 		a.stmt(st, x.X)
 		after := st.copy()
 		a.stmt(st, x.Y)
-		st.merge(before) // X may fail
 		st.merge(after)
-	default: // ||
-		before := st.copy()
-		a.stmt(st, x.X)
-		y := before.copy()
-		y.merge(st) // Y runs when X failed, part way or not at all
-		a.stmt(y, x.Y)
-		st.merge(y)
 	}
 }
 
