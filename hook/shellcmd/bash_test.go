@@ -122,10 +122,10 @@ func TestAgainstBash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	log := filepath.Join(root, "log")
-	// Each stub appends: its directory, then its argv, NUL separated, and
-	// a record separator.
-	stub := "#!/bin/sh\n{ printf '%s\\0' \"$PWD\" \"${0##*/}\" \"$@\"; printf '\\036'; } >> " + log + "\n"
+	logs := filepath.Join(root, "logs")
+	// Each stub writes a file of its own (processes run side by side):
+	// its directory, then its argv, NUL separated.
+	stub := "#!/bin/sh\nprintf '%s\\0' \"$PWD\" \"${0##*/}\" \"$@\" > " + logs + "/$$\n"
 	if err := os.MkdirAll(stubs, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,10 @@ func TestAgainstBash(t *testing.T) {
 	realPath := stubs + ":/usr/bin:/bin"
 	vars := map[string]string{"HOME": home, "PATH": realPath, "EMPTY": ""}
 	for _, cmd := range bashTests {
-		os.Remove(log)
+		os.RemoveAll(logs)
+		if err := os.Mkdir(logs, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		os.Remove(filepath.Join(ws, "out.txt"))
 		c := exec.Command(bash, "-c", cmd)
 		c.Dir = ws
@@ -147,18 +150,16 @@ func TestAgainstBash(t *testing.T) {
 		var stderr bytes.Buffer
 		c.Stderr = &stderr
 		_ = c.Run() // some lines fail on purpose (cd nowhere)
-		raw, _ := os.ReadFile(log)
 		res, err := Analyze(cmd, Env{Cwd: ws, Root: ws, Home: home, Vars: vars, Complete: true})
 		if err != nil {
 			t.Errorf("Analyze(%q): %v", cmd, err)
 			continue
 		}
 		var ran [][]string
-		for _, rec := range strings.Split(string(raw), "\x1e") {
-			if rec == "" {
-				continue
-			}
-			ran = append(ran, strings.Split(strings.TrimSuffix(rec, "\x00"), "\x00"))
+		ents, _ := os.ReadDir(logs)
+		for _, e := range ents {
+			rec, _ := os.ReadFile(filepath.Join(logs, e.Name()))
+			ran = append(ran, strings.Split(strings.TrimSuffix(string(rec), "\x00"), "\x00"))
 		}
 		if len(ran) == 0 {
 			t.Errorf("bash ran no stub for %q (stderr %q)", cmd, stderr.String())

@@ -55,7 +55,7 @@ func (a *analyzer) sed(st, env *state, name string, args []word, stdin input) {
 		sa.scripts, sa.files = sa.files[:1], sa.files[1:]
 	}
 	for _, sc := range sa.scripts {
-		if sc.unknown || sedIO().MatchString(sc.s) {
+		if sc.unknown || sedIO(sc.s) {
 			a.fail("sed's script reads, writes or runs something by itself (r, R, w, W, e)")
 			return
 		}
@@ -153,9 +153,60 @@ func (a *analyzer) sedValue(st *state, sa *sedArgs, opt byte, v word) {
 	}
 }
 
-// sedIO finds the sed commands that read or write a named file or run a
-// command: r, R, w, W, e (after an address), and the s command's w and e
-// flags.
-var sedIO = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|[;{}\n]|[0-9$/]!?)\s*[rRwWe](\s|$)|(^|[;\n])\s*s(.).*?[wWe]\s*\S`)
+// sedCmdIO finds the sed commands that read or write a named file or run
+// a command: r, R, w, W and e, at the start, after a separator or after an
+// address.
+var sedCmdIO = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[;{}\n]|[0-9$/]!?)\s*[rRwWe](\s|$)`)
 })
+
+// sedIO reports a sed script that reads, writes or runs something by
+// itself: one of the commands sedCmdIO finds, or an s command with the w
+// or e flag. It errs towards yes.
+func sedIO(script string) bool {
+	return sedCmdIO().MatchString(script) || sedSubstIO(script)
+}
+
+// sedSubstIO finds s commands (s/re/text/flags, any delimiter) whose
+// flags hold w (write a file) or e (run the pattern space).
+func sedSubstIO(script string) bool {
+	for i := 0; i+1 < len(script); i++ {
+		if script[i] != 's' {
+			continue
+		}
+		d := script[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || d == '\t' || isAlnum(d) {
+			continue
+		}
+		end, ok := skipDelimited(script, i+2, d, 2)
+		if !ok {
+			continue
+		}
+		for j := end; j < len(script) && script[j] != ';' && script[j] != '\n' && script[j] != '}'; j++ {
+			if c := script[j]; c == 'w' || c == 'e' || c == 'W' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// skipDelimited skips n fields that each end at an unescaped d, from
+// start; it returns where the last one ended.
+func skipDelimited(s string, start int, d byte, n int) (int, bool) {
+	for j := start; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case d:
+			if n--; n == 0 {
+				return j + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
