@@ -65,8 +65,9 @@
 // cannot know (a variable not in Env.Vars nor set by the script, unless
 // [Env.Complete]; $$, $RANDOM and their kind; a command's output; read,
 // mapfile); xargs feeding unknown words to a program that takes paths;
-// find -execdir; sed scripts with r, R, w, W or e; awk programs with
-// getline, system() or output redirection; tar, rsync or rg options that
+// find -execdir; sed scripts with r, R, w, W or e (or s///w, s///e); awk
+// programs with getline from a file or command, system(), or print
+// redirected; tar, rsync or rg options that
 // run programs; patch and git apply; git -c, config, --git-dir; a shell
 // that reads commands from a pipe, or sources $BASH_ENV; hash -p;
 // ${x@P}, and arithmetic in a line where a variable holds "$(" or "`"

@@ -23,7 +23,7 @@ func (a *analyzer) awk(st, env *state, name string, args []word, stdin input) {
 		ops = ops[1:]
 	}
 	for _, p := range progs {
-		if p.unknown || awkIO().MatchString(p.s) {
+		if p.unknown || awkIO(p.s) {
 			a.fail("%s's program reads, writes or runs something by itself", name)
 			return
 		}
@@ -36,12 +36,21 @@ func (a *analyzer) awk(st, env *state, name string, args []word, stdin input) {
 	}
 }
 
-// awkIO finds awk programs that do file or process I/O themselves:
-// getline, system(), and print or printf redirected to a file or pipe.
+// awkIO reports an awk program that does file or process I/O itself:
+// getline from a file or a command, system(), and print or printf
+// redirected to a file or a pipe. String literals are left out first, so
+// print "a -> b" is not a redirection. It errs towards yes.
+func awkIO(prog string) bool {
+	return awkIOPattern().MatchString(awkString().ReplaceAllString(prog, `""`))
+}
+
 // (Compiled on first use: the hook starts for every call.)
-var awkIO = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`getline|system\s*\(|\b(print|printf)\b[^;}\n]*(>|\|)|close\s*\(|fflush\s*\(\s*"`)
-})
+var (
+	awkString    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"\\]|\\.)*"`) })
+	awkIOPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`getline[^;}\n]*<|\|&?\s*getline|system\s*\(|\b(print|printf)\b[^;}\n]*(>|\|)|close\s*\(|fflush\s*\(\s*"`)
+	})
+)
 
 func (a *analyzer) sed(st, env *state, name string, args []word, stdin input) {
 	sa, ok := a.sedArgs(st, args)
