@@ -44,7 +44,9 @@
 // Paths come back as written: relative ones are the caller's to resolve
 // against the session's project root (Codex resolves them against the
 // call's working directory, and folds ".." by text; decide.Check judges
-// both readings). It does not read the filesystem, check that an updated
+// both readings). Resolve them with [Target.Abs]: a path that starts with
+// "~" is relative to every apply_patch tool, while decide.Check would read
+// it as the home. It does not read the filesystem, check that an updated
 // file exists or that a chunk applies: a patch that would fail to apply is
 // still judged by its paths. It does not stop the content a patch writes
 // (a script added under an allowed path runs as any file would), and it

@@ -28,6 +28,19 @@ type Target struct {
 	Line int    // 1-based line of the patch text (after trimming) that names it
 }
 
+// Abs is the path the patch writes when applied in dir: the path as
+// written when absolute, else joined to dir. A leading "~" is a directory
+// name here, as the apply_patch tools read it (none of them expands it),
+// so do not hand a relative path to something that would (decide.Check
+// reads "~" as the home). ".." is kept for decide.Check to judge both
+// readings (Codex folds it by text).
+func (t Target) Abs(dir string) string {
+	if strings.HasPrefix(t.Path, "/") {
+		return t.Path
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + t.Path
+}
+
 // MaxSize bounds the patch text Parse reads, in bytes. A larger patch is an
 // error (denied): the hook must answer within its deadline.
 const MaxSize = 32 << 20

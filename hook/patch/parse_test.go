@@ -194,3 +194,16 @@ func TestParseSamples(t *testing.T) {
 		}
 	}
 }
+
+func TestTargetAbs(t *testing.T) {
+	for _, tt := range []struct{ path, dir, want string }{
+		{"a.txt", "/w", "/w/a.txt"},
+		{"~/.bashrc", "/w/", "/w/~/.bashrc"},
+		{"../x", "/w", "/w/../x"},
+		{"/etc/x", "/w", "/etc/x"},
+	} {
+		if got := (Target{Path: tt.path}).Abs(tt.dir); got != tt.want {
+			t.Errorf("Target{%q}.Abs(%q) = %q, want %q", tt.path, tt.dir, got, tt.want)
+		}
+	}
+}
