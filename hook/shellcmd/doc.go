@@ -53,7 +53,11 @@
 // [Result.Commands] lists every simple command as it will run (wrappers,
 // and what they run, each on its own), and [CommandPolicy.Check] applies
 // fence's command section to them (command.deny, command.allow and
-// command.useDefaults with fence's built-in list), with fence's matching.
+// command.useDefaults with fence's built-in list), with fence's matching,
+// and fence's ssh section to ssh commands (allowed and denied hosts, and
+// the remote command, split into its commands, against allowed and
+// denied commands, with inheritDeny and allowAllCommands). An argument
+// picket cannot expand matches every deny entry and no allow entry.
 //
 // # What is not analysable
 //

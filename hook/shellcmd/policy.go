@@ -8,11 +8,25 @@ import (
 
 // CommandPolicy is fence's "command" section: command prefixes refused,
 // prefixes that override a refusal, and whether fence's built-in list
-// ([DefaultDenied]) applies too (UseDefaults nil means yes).
+// ([DefaultDenied]) applies too (UseDefaults nil means yes); and its
+// "ssh" section, which it checks with them.
 type CommandPolicy struct {
 	Deny        []string
 	Allow       []string
 	UseDefaults *bool
+	SSH         SSHPolicy
+}
+
+// SSHPolicy is fence's "ssh" section: the hosts ssh may reach and the
+// remote commands it may run there. It applies only when it names a host
+// (allowed or denied).
+type SSHPolicy struct {
+	AllowedHosts     []string
+	DeniedHosts      []string
+	AllowedCommands  []string
+	DeniedCommands   []string
+	AllowAllCommands bool // denylist mode: any remote command not denied
+	InheritDeny      bool // command.deny (and the defaults) apply remotely too
 }
 
 // DefaultDenied is fence's built-in deny list (internal/config,
@@ -32,6 +46,10 @@ var DefaultDenied = []string{
 // caller denies.
 func PolicyFromRaw(raw map[string]any) (CommandPolicy, error) {
 	var p CommandPolicy
+	var err error
+	if p.SSH, err = sshFromRaw(raw); err != nil {
+		return p, err
+	}
 	sec, ok := raw["command"]
 	if !ok || sec == nil {
 		return p, nil
@@ -40,12 +58,11 @@ func PolicyFromRaw(raw map[string]any) (CommandPolicy, error) {
 	if !ok {
 		return p, fmt.Errorf("command: want an object, not %T", sec)
 	}
-	var err error
 	if p.Deny, err = stringList(m, "deny"); err != nil {
-		return p, err
+		return p, fmt.Errorf("command.%w", err)
 	}
 	if p.Allow, err = stringList(m, "allow"); err != nil {
-		return p, err
+		return p, fmt.Errorf("command.%w", err)
 	}
 	switch v := m["useDefaults"].(type) {
 	case nil:
@@ -57,6 +74,36 @@ func PolicyFromRaw(raw map[string]any) (CommandPolicy, error) {
 	return p, nil
 }
 
+func sshFromRaw(raw map[string]any) (SSHPolicy, error) {
+	var p SSHPolicy
+	sec, ok := raw["ssh"]
+	if !ok || sec == nil {
+		return p, nil
+	}
+	m, ok := sec.(map[string]any)
+	if !ok {
+		return p, fmt.Errorf("ssh: want an object, not %T", sec)
+	}
+	for key, dst := range map[string]*[]string{"allowedHosts": &p.AllowedHosts, "deniedHosts": &p.DeniedHosts,
+		"allowedCommands": &p.AllowedCommands, "deniedCommands": &p.DeniedCommands} {
+		l, err := stringList(m, key)
+		if err != nil {
+			return p, fmt.Errorf("ssh.%w", err)
+		}
+		*dst = l
+	}
+	for key, dst := range map[string]*bool{"allowAllCommands": &p.AllowAllCommands, "inheritDeny": &p.InheritDeny} {
+		switch v := m[key].(type) {
+		case nil:
+		case bool:
+			*dst = v
+		default:
+			return p, fmt.Errorf("ssh.%s: want a boolean, not %T", key, v)
+		}
+	}
+	return p, nil
+}
+
 func stringList(m map[string]any, key string) ([]string, error) {
 	v, ok := m[key]
 	if !ok || v == nil {
@@ -64,13 +111,13 @@ func stringList(m map[string]any, key string) ([]string, error) {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("command.%s: want a list, not %T", key, v)
+		return nil, fmt.Errorf("%s: want a list, not %T", key, v)
 	}
 	out := make([]string, 0, len(list))
 	for _, x := range list {
 		s, ok := x.(string)
 		if !ok {
-			return nil, fmt.Errorf("command.%s: want strings, not %T", key, x)
+			return nil, fmt.Errorf("%s: want strings, not %T", key, x)
 		}
 		out = append(out, s)
 	}
@@ -80,16 +127,19 @@ func stringList(m map[string]any, key string) ([]string, error) {
 // Blocked is a command the policy refuses.
 type Blocked struct {
 	Command []string // as it runs ("" for an argument picket could not expand)
-	Rule    string   // the deny entry as written
-	Default bool     // the entry is fence's built-in list's
+	Rule    string   // the entry as written, or "" when none allows it
+	// Field names the list: "command.deny", SourceDefault,
+	// "ssh.deniedHosts", "ssh.allowedHosts", "ssh.deniedCommands",
+	// "ssh.allowedCommands".
+	Field  string
+	Reason string // what the command did, in a few words
 }
 
+// SourceDefault is Blocked.Field for fence's built-in list.
+const SourceDefault = "fence's default command deny list"
+
 func (b *Blocked) Error() string {
-	src := "command.deny"
-	if b.Default {
-		src = "fence's default command deny list"
-	}
-	return fmt.Sprintf("%q matches %q in %s", strings.Join(b.Command, " "), b.Rule, src)
+	return fmt.Sprintf("%q %s (%s)", strings.Join(b.Command, " "), b.Reason, b.Field)
 }
 
 // Check applies the policy to every command a command line runs (the
@@ -119,20 +169,30 @@ func (p CommandPolicy) check(c Command) *Blocked {
 			return nil
 		}
 	}
+	if b := p.denied(c, args); b != nil {
+		return b
+	}
+	return p.checkSSH(c, args)
+}
+
+// denied matches command.deny, then fence's defaults unless switched off.
+func (p CommandPolicy) denied(c Command, args []string) *Blocked {
 	for _, rule := range p.Deny {
 		if matchRule(args, c.Unknown, ruleTokens(rule), true) {
-			return &Blocked{Command: c.Args, Rule: rule}
+			return &Blocked{Command: c.Args, Rule: rule, Field: "command.deny", Reason: "matches " + strconvQuote(rule)}
 		}
 	}
 	if p.UseDefaults == nil || *p.UseDefaults {
 		for _, rule := range DefaultDenied {
 			if matchRule(args, c.Unknown, ruleTokens(rule), true) {
-				return &Blocked{Command: c.Args, Rule: rule, Default: true}
+				return &Blocked{Command: c.Args, Rule: rule, Field: SourceDefault, Reason: "matches " + strconvQuote(rule)}
 			}
 		}
 	}
 	return nil
 }
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
 
 // ruleTokens splits a rule as fence does: at spaces and tabs outside
 // quotes, quotes removed, the first token by its base name.
