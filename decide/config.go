@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gobwas/glob"
+	"github.com/picketdev/picket/egress"
 	"github.com/picketdev/picket/schema"
 	"github.com/tailscale/hujson"
 )
@@ -348,7 +349,10 @@ func (r *resolver) read(name string) (*source, error) {
 	if s.cfg, err = configFromRaw(s.raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if probs := patternProblems(name, s.src, &s.cfg, false); len(probs) > 0 {
+	probs := patternProblems(name, s.src, &s.cfg, false)
+	probs = append(probs, networkProblems(name, s.src, s.raw)...)
+	if len(probs) > 0 {
+		slices.SortFunc(probs, func(a, b schema.Problem) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 		return nil, problemsError(probs)
 	}
 	return s, nil
@@ -396,6 +400,35 @@ func patternProblems(name string, src []byte, c *fileConfig, fold bool) []schema
 		}
 	}
 	slices.SortFunc(probs, func(a, b schema.Problem) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
+	return probs
+}
+
+// networkProblems reports, at file:line:col, each network.allowedDomains
+// or deniedDomains entry that names no host as egress reads them (a deny
+// entry that matched nothing would let through what it was meant to
+// stop), and an upstreamProxy that is not http://host:port.
+func networkProblems(name string, src []byte, raw map[string]any) []schema.Problem {
+	sec, _ := raw["network"].(map[string]any)
+	var probs []schema.Problem
+	report := func(ptr string, err error) {
+		line, col := schema.Position(src, ptr)
+		probs = append(probs, schema.Problem{File: name, Line: line, Col: col, Msg: dottedPointer(ptr) + ": " + err.Error()})
+	}
+	for _, key := range []string{"allowedDomains", "deniedDomains"} {
+		list, _ := sec[key].([]any)
+		for i, v := range list {
+			if s, ok := v.(string); ok {
+				if _, err := egress.ParseEntry(s); err != nil {
+					report(fmt.Sprintf("/network/%s/%d", key, i), err)
+				}
+			}
+		}
+	}
+	if u, ok := sec["upstreamProxy"].(string); ok && u != "" {
+		if _, err := egress.ParseUpstream(u); err != nil {
+			report("/network/upstreamProxy", err)
+		}
+	}
 	return probs
 }
 

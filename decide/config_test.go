@@ -371,6 +371,33 @@ func TestLoadCompileProblems(t *testing.T) {
 	tr.load(tr.env("ws"))
 }
 
+// TestLoadNetworkProblems: a network entry that names no host, or an
+// upstream proxy picket cannot use, is a problem at file:line:col: a deny
+// entry that matched nothing would let through what it was meant to stop.
+func TestLoadNetworkProblems(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"a deny entry with a scheme", `{"network": {"deniedDomains": ["ok.example", "https://evil.example"]}}`, `:1:46: network.deniedDomains[1]: entry "https://evil.example": a domain entry takes no scheme, user or path`},
+		{"a wildcard too broad", `{"network": {"allowedDomains": ["*.com"]}}`, `:1:33: network.allowedDomains[0]: entry "*.com": wildcard too broad`},
+		{"a bad port", `{"network": {"allowedDomains": ["a.example:99999"]}}`, `network.allowedDomains[0]: entry "a.example:99999": port "99999" is not a number from 1 to 65535`},
+		{"a numeric name", `{"network": {"deniedDomains": ["127.1"]}}`, `network.deniedDomains[0]: entry "127.1": a name that ends in a numeric label`},
+		{"an upstream without http", `{"network": {"upstreamProxy": "socks5://127.0.0.1:1080"}}`, `:1:31: network.upstreamProxy: "socks5://127.0.0.1:1080": only http:// upstream proxies are supported`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTree(t)
+			f := tr.writeFile("ws/fence.jsonc", tt.src)
+			_, err := decide.Load(tr.env("ws"))
+			var pe *decide.ProblemsError
+			if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), f) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load(%s): error = %v, want a problem %s%s", tt.src, err, f, tt.want)
+			}
+		})
+	}
+	tr := newTree(t)
+	tr.writeFile("ws/fence.jsonc", `{"network": {"allowedDomains": ["*", "*.example.com", "a.example:443", "[2001:db8::1]:443", "203.0.113.7", "localhost"], "deniedDomains": ["*.evil.example"], "upstreamProxy": "http://127.0.0.1:8080", "defaultAction": "proxy"}}`)
+	tr.load(tr.env("ws"))
+}
+
 // TestLoadCaseInsensitiveMerge: picket.caseInsensitive merges as the other
 // booleans do, with "auto" standing for the workspace filesystem's probe:
 // true anywhere in the chain wins, "auto" anywhere (or nowhere set) lets

@@ -7,8 +7,8 @@ import (
 )
 
 // TestDependencies keeps lint cheap to run from the hook on SessionStart:
-// of picket's packages it may import only decide, schema and escape, and
-// nothing of the terminal UI.
+// of picket's packages it may import only decide, schema, escape and the
+// pure egress policy (not its proxy), and nothing of the terminal UI.
 func TestDependencies(t *testing.T) {
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
@@ -21,6 +21,7 @@ func TestDependencies(t *testing.T) {
 	allowed := map[string]bool{
 		"github.com/picketdev/picket/lint": true, "github.com/picketdev/picket/decide": true,
 		"github.com/picketdev/picket/schema": true, "github.com/picketdev/picket/escape": true,
+		"github.com/picketdev/picket/egress": true,
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.HasPrefix(dep, "github.com/picketdev/picket/") && !allowed[dep] {
