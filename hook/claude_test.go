@@ -43,8 +43,8 @@ func TestParseClaudeFixtures(t *testing.T) {
 	want := map[string][]Target{
 		"toolu_11796009150485": {{Access: decide.Read, Path: "/home/dev/project/README.md", Size: -1}},
 		"toolu_21796009150603": {{Access: decide.Write, Path: "/home/dev/project/README.md", Size: -1}},
-		"toolu_31796009150674": {{Access: decide.List, Path: ".", Size: -1, Recursive: true, Root: true, Filter: "**/*.md"}},
-		"toolu_41796009150735": {{Access: decide.Read, Path: "/home/dev/project", Size: -1, Recursive: true, Root: true, FilterBase: true, Split: true}},
+		"toolu_31796009150674": {{Access: decide.List, Path: ".", Size: -1, Recursive: true, Root: true, Filter: "**/*.md", Links: LinksSkipped}},
+		"toolu_41796009150735": {{Access: decide.Read, Path: "/home/dev/project", Size: -1, Recursive: true, Root: true, FilterBase: true, Split: true, Links: LinksSkipped}},
 		"toolu_51796009150811": {{Access: decide.Write, Path: "/home/dev/project/sub/new.txt", Size: 1}},
 	}
 	events := map[string]int{}

@@ -91,7 +91,12 @@ func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decis
 		d.Suggestion = "search a directory that exists, spelled exactly (no surrounding spaces)"
 		return d, true, nil
 	}
-	hit, err := findDenied(p, t.Access, root.Path, root.Resolved, c.Cwd, t.Filter, t.FilterBase, t.Split, t.Plain, c.Granted)
+	links := t.Links
+	if links == LinksSkipped && c.RipgrepConfig {
+		links = LinksFollowed
+	}
+	hit, err := FindDenied(p, t.Access, root.Path, root.Resolved, Scan{Filter: t.Filter, Grep: t.FilterBase,
+		Split: t.Split, Plain: t.Plain, Links: links, Cwd: c.Cwd, Granted: c.Granted})
 	if err != nil {
 		d := root
 		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"

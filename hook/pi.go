@@ -30,7 +30,7 @@ func piTargets(c Call) ([]Target, error) {
 		if t, err = one(c.Input, "path", decide.Read, true); err == nil {
 			t[0].Recursive, t[0].Root = true, true
 			t[0].Filter, err = optString(c.Input, "glob")
-			t[0].FilterBase = true
+			t[0].FilterBase, t[0].Links = true, LinksSkipped
 		}
 	case "find":
 		t, err = findTargets(c.Input)
@@ -63,6 +63,6 @@ func findTargets(in map[string]json.RawMessage) ([]Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool input field pattern: %w", err)
 	}
-	t[0].Recursive, t[0].Root, t[0].Filter, t[0].Plain = true, true, pat, true
+	t[0].Recursive, t[0].Root, t[0].Filter, t[0].Plain, t[0].Links = true, true, pat, true, LinksListed
 	return t, nil
 }

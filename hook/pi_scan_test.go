@@ -21,7 +21,7 @@ func TestPiSearchFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := filepath.Join(base, "ws")
-	for _, f := range []string{"docs/.ENV", "docs/.ENV.é", "docs/a.md", "bang/secrets/!secrets", "bang/a.go", "src/main.go", "src2/.env", "Docs2/.env"} {
+	for _, f := range []string{"docs/.ENV", "docs/.ENV.é", "docs/a.md", "bang/secrets/!secrets", "bang/a.go", "src/main.go", "src2/.env", "Docs2/.env", "nest/secrets/src/k.txt"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -58,6 +58,10 @@ func TestPiSearchFilters(t *testing.T) {
 		// all lowercase: /…/Docs2/.env is listed for "/…/docs2/*".
 		{ws, "find", map[string]string{"pattern": strings.ToLower(ws) + "/docs2/*", "path": ws + "/Docs2"}, false},
 		{ws, "find", map[string]string{"pattern": strings.ToLower(ws) + "/docs2/*"}, false},
+		// Pi puts "**/" before a pattern with a slash: fd matches it from
+		// any directory, one inside a denied directory too (found by
+		// TestScanAgainstTools: fd listed nest/secrets/src/k.txt).
+		{ws, "find", map[string]string{"pattern": "src/*", "path": ws + "/nest"}, false},
 		// ... and never a "..": nothing is listed for "../bang/secrets/*".
 		{src, "find", map[string]string{"pattern": "../bang/secrets/*"}, true},
 		// What fd surely keeps away from every denied path passes.

@@ -5,22 +5,61 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
-	"unicode"
+	"sync"
+	"sync/atomic"
 
 	"github.com/picketdev/picket/decide"
 )
 
 // ScanLimit bounds the walk below a recursive tool's root. A tree larger
 // than this cannot be shown to hold no denied path, so the call is denied
-// with a hint to narrow it.
-const ScanLimit = 200_000
+// with a hint to narrow it. It is past a large home (a Go build cache
+// and a few projects with node_modules hold about 400,000 entries); the
+// hook's deadline bounds the time.
+const ScanLimit = 2_000_000
 
 // errTooLarge ends a walk that reached ScanLimit.
 var errTooLarge = errors.New("tree too large")
+
+// LinkMode is what a search tool does with a symbolic link it meets below
+// its root. A link named as the root itself is followed by every tool
+// (ripgrep and fd both), and picket resolves the root before the walk.
+type LinkMode uint8
+
+const (
+	// LinksFollowed: the tool reads through the link (ripgrep with
+	// --follow, or one picket cannot vouch for), so a link to a directory
+	// is walked at its target and a link is judged by where it leads.
+	LinksFollowed LinkMode = iota
+	// LinksSkipped: the tool neither lists nor reads a link (ripgrep
+	// without --follow: Claude Code's Grep and Glob, Pi's grep).
+	LinksSkipped
+	// LinksListed: the tool lists a link by its own name and reads
+	// nothing through it (fd without --follow: Pi's find).
+	LinksListed
+)
+
+// Scan is how an agent's search tool walks below its root.
+type Scan struct {
+	// Filter is the tool's glob filter ("" for none): ripgrep --glob
+	// lines, one (Glob's pattern) or, with Grep, a list (see
+	// [Target.FilterBase]); with Plain, one fd glob (see [Target.Plain]).
+	Filter string
+	Grep   bool
+	Split  bool // a Grep filter is read only as Claude Code splits it (see [Target.Split])
+	Plain  bool
+	Links  LinkMode
+	// Cwd is where the tool's ripgrep runs, which its anchored globs start
+	// from ("" when unknown).
+	Cwd string
+	// Granted, when not nil, reports the entries the person granted for
+	// the session: they count as allowed.
+	Granted func(decide.Access, string) bool
+}
 
 // Hidden is a denied path found below a recursive tool's root.
 type Hidden struct {
@@ -32,50 +71,51 @@ type Hidden struct {
 // resolved: real) and returns the first entry the tool could reach that
 // the policy denies for access: a denied directory is not entered. Every
 // entry is judged by both its spelling below root and its resolved path,
-// as a direct call would be, so a rule written for either catches it. An
-// entry that is a symlink is judged by its target, and a link to a
-// directory is walked at its target, as a tool that follows links would
-// read it (Claude Code 2.1.197 runs ripgrep without --follow, so this is
-// the cautious side). Each directory is walked once, under the first
-// spelling from which the filter can reach into it (links last, so a
-// directory's own spelling comes first), so loops end and a
-// pnpm node_modules is walked at its real size; a spelling the filter
-// reaches nothing below does not use a directory up. filter, when set,
-// limits what the tool reaches: ripgrep --glob lines, one (Glob's pattern)
-// or, with grep, a list (see [Target.FilterBase]); cwd is where the tool's
-// ripgrep runs, which its anchored globs start from ("" when unknown).
-// Entries the person granted for the session (granted, when not nil) count
-// as allowed.
-func FindDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep bool, granted func(decide.Access, string) bool) (*Hidden, error) {
-	return findDenied(p, access, root, real, cwd, filter, grep, false, false, granted)
-}
-
-// findDenied is FindDenied; with split, a grep filter is read only as the
-// list Claude Code splits it into (see [Target.Split]); with plain, the
-// filter is one fd glob (see [Target.Plain]).
-func findDenied(p decide.Policy, access decide.Access, root, real, cwd, filter string, grep, split, plain bool, granted func(decide.Access, string) bool) (*Hidden, error) {
+// as a direct call would be, so a rule written for either catches it.
+//
+// A symlink below the root is treated as the tool treats it (s.Links):
+// skipped, listed by its own name, or followed (judged by its target, and
+// a link to a directory walked at its target once the tree itself is
+// walked). Each directory is walked once, under the first spelling from
+// which the filter can reach into it (links last, so a directory's own
+// spelling comes first), so loops end and a pnpm node_modules is walked
+// at its real size; a spelling the filter reaches nothing below does not
+// use a directory up.
+//
+// The tree is walked by as many goroutines as there are CPUs, but the
+// answer is the one a walk in order would give: entries sorted by name,
+// each directory's tree before its next entry.
+func FindDenied(p decide.Policy, access decide.Access, root, real string, s Scan) (*Hidden, error) {
 	fi, err := os.Stat(real)
 	if err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	w := walker{p: p, access: access, filter: filter, grep: grep, split: split, plain: plain, granted: granted, entered: map[string]bool{}}
-	if cwd != "" {
-		w.anchor = filepath.Clean(cwd)
+	w := newWalker(p, access, s)
+	w.run([]task{{real: real, spelled: filepath.Clean(root)}}, min(runtime.GOMAXPROCS(0), maxWorkers))
+	sortTasks(w.linked)
+	// Linked directories last, one at a time in walk order: the tools walk
+	// the tree without following links, so every directory is first
+	// walked under the spelling they reach it by, if the filter lets them
+	// into it there.
+	for len(w.linked) > 0 && w.best.Load() == nil && w.err == nil {
+		l := w.linked[0]
+		w.linked = w.linked[1:]
+		from := len(w.linked)
+		w.run([]task{l}, 1)
+		sortTasks(w.linked[from:]) // found in this run: in walk order, after the rest
 	}
-	hit, err := w.dir(real, filepath.Clean(root), "")
-	// Linked directories last: the tools walk the tree without following
-	// links, so every directory is first walked under the spelling they
-	// reach it by, if the filter lets them into it there.
-	for len(w.links) > 0 && hit == nil && err == nil {
-		l := w.links[0]
-		w.links = w.links[1:]
-		hit, err = w.dir(l.real, l.spelled, l.rel)
+	if b := w.best.Load(); b != nil {
+		return &b.hidden, nil
 	}
-	if errors.Is(err, errTooLarge) {
+	if errors.Is(w.err, errTooLarge) {
 		return nil, fmt.Errorf("more than %d entries below %s: picket cannot show that none is denied", ScanLimit, real)
 	}
-	return hit, err
+	return nil, w.err
 }
+
+// maxWorkers bounds the goroutines of one walk: past a few, the disk and
+// the kernel's directory locks are what a walk waits on.
+const maxWorkers = 8
 
 type walker struct {
 	p       decide.Policy
@@ -84,482 +124,239 @@ type walker struct {
 	grep    bool
 	split   bool // grep's filter is only read as Claude Code splits it
 	plain   bool // the filter is one fd glob, not a ripgrep --glob line
-	seen    int
+	links   LinkMode
 	granted func(decide.Access, string) bool
-	entered map[string]bool // directories walked, by resolved path
-	anchor  string          // where the tool's ripgrep runs: its anchored globs start there
-	links   []link          // linked directories, walked after the tree itself
+	anchor  string // where the tool's ripgrep runs: its anchored globs start there
+
+	seen atomic.Int64
+	best atomic.Pointer[found] // the first hit in walk order found so far
+
+	mu      sync.Mutex
+	wake    *sync.Cond
+	queue   []task // directories to walk, the next one last
+	busy    int    // goroutines walking a directory
+	err     error
+	entered map[string]bool // with links followed: directories walked, by resolved path
+	linked  []task          // with links followed: linked directories, walked after the tree
 }
 
-// link is a symlink to a directory found below the root, to walk at its
-// target once the tree itself is walked.
-type link struct {
+// task is one directory to walk: real is its resolved path, spelled the
+// path the tool reaches it by, rel the part of spelled below the root,
+// and key its place in walk order (the index of each entry on the way).
+type task struct {
 	real, spelled, rel string
+	key                []int32
 }
 
-// dir walks one directory: real is its resolved path, spelled the path the
-// tool reaches it by, rel the part of spelled below the root.
-func (w *walker) dir(real, spelled, rel string) (*Hidden, error) {
-	if rel != "" && !w.reachable(spelled, true) {
-		return nil, nil // the filter reaches nothing below this spelling
+// found is a hit and its place in walk order.
+type found struct {
+	hidden Hidden
+	key    []int32
+}
+
+func newWalker(p decide.Policy, access decide.Access, s Scan) *walker {
+	w := &walker{p: p, access: access, filter: s.Filter, grep: s.Grep, split: s.Split, plain: s.Plain,
+		links: s.Links, granted: s.Granted}
+	if s.Cwd != "" {
+		w.anchor = filepath.Clean(s.Cwd)
 	}
-	if w.entered[real] {
-		return nil, nil // a symlink loop, or a tree already walked
+	if w.links == LinksFollowed {
+		w.entered = map[string]bool{}
 	}
-	w.entered[real] = true
-	entries, err := os.ReadDir(real)
-	if err != nil {
-		return nil, nil // the tool cannot read it either
+	w.wake = sync.NewCond(&w.mu)
+	return w
+}
+
+// run walks from start with n goroutines until no directory is left, a
+// hit leaves none that comes before it in walk order, or the walk fails.
+func (w *walker) run(start []task, n int) {
+	w.queue = append(w.queue[:0], start...)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.work()
+		}()
 	}
-	for _, e := range entries {
-		w.seen++
-		if w.seen > ScanLimit {
-			return nil, errTooLarge
+	wg.Wait()
+}
+
+func (w *walker) work() {
+	buf := make([]byte, 32<<10)
+	var ents []entry
+	for {
+		t, ok := w.next()
+		if !ok {
+			return
 		}
-		childReal, childSpelled, childRel := joinPath(real, e.Name()), joinPath(spelled, e.Name()), joinRel(rel, e.Name())
-		d := w.judge(childSpelled, childReal, e.Type())
+		var sub []task
+		ents, sub = w.dir(t, buf, ents[:0])
+		w.finish(sub)
+	}
+}
+
+// next hands out the next directory, waiting while others are walked
+// (they may add more); ok is false once there is nothing left to do.
+func (w *walker) next() (t task, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.queue) == 0 && w.busy > 0 && w.err == nil {
+		w.wake.Wait()
+	}
+	if len(w.queue) == 0 || w.err != nil {
+		w.wake.Broadcast()
+		return task{}, false
+	}
+	t = w.queue[len(w.queue)-1]
+	w.queue = w.queue[:len(w.queue)-1]
+	w.busy++
+	return t, true
+}
+
+// finish queues a walked directory's subdirectories, first one last so it
+// is walked next: one goroutine walks the tree in order.
+func (w *walker) finish(sub []task) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := len(sub) - 1; i >= 0; i-- {
+		w.queue = append(w.queue, sub[i])
+	}
+	w.busy--
+	if len(sub) > 0 || w.busy == 0 {
+		w.wake.Broadcast()
+	}
+}
+
+func (w *walker) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.wake.Broadcast()
+}
+
+// hit records a denied entry the tool reaches, if it comes before every
+// one found so far.
+func (w *walker) hit(h Hidden, key []int32) {
+	f := &found{hidden: h, key: key}
+	for {
+		cur := w.best.Load()
+		if cur != nil && slices.Compare(cur.key, key) <= 0 {
+			return
+		}
+		if w.best.CompareAndSwap(cur, f) {
+			return
+		}
+	}
+}
+
+// pruned reports whether a hit already found comes before key, and with it
+// everything below key.
+func (w *walker) pruned(key []int32) bool {
+	b := w.best.Load()
+	return b != nil && slices.Compare(key, b.key) > 0
+}
+
+// enter reports whether the directory is walked now: not when the filter
+// reaches nothing below its spelling, nor, with links followed, when it
+// was walked already (a loop, or a tree reached by two links).
+func (w *walker) enter(t task) bool {
+	if w.pruned(t.key) || t.rel != "" && !w.reachable(t.spelled, true) {
+		return false
+	}
+	if w.links != LinksFollowed {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.entered[t.real] {
+		return false
+	}
+	w.entered[t.real] = true
+	return true
+}
+
+// dir walks one directory: it judges each entry in name order and returns
+// the subdirectories to walk, those before the first entry it finds
+// denied and reachable (what follows that entry in walk order cannot come
+// first).
+func (w *walker) dir(t task, buf []byte, ents []entry) ([]entry, []task) {
+	if !w.enter(t) {
+		return ents, nil
+	}
+	// An error after some entries: judge those, as the tool lists them.
+	ents, _ = readEntries(t.real, buf, ents)
+	slices.SortFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	if w.seen.Add(int64(len(ents))) > ScanLimit {
+		w.fail(errTooLarge)
+		return ents, nil
+	}
+	same := t.real == t.spelled
+	var sub []task
+	for i, e := range ents {
+		if e.typ&fs.ModeSymlink != 0 && w.links == LinksSkipped {
+			continue // ripgrep neither lists nor reads it
+		}
+		real := joinPath(t.real, e.name)
+		spelled := real
+		if !same {
+			spelled = joinPath(t.spelled, e.name)
+		}
+		d := w.judge(spelled, real, e.typ)
 		if d.Grantable() && w.granted != nil && w.granted(w.access, d.Resolved) {
 			d.Allow = true
 		}
 		if !d.Allow {
-			if w.reachable(childSpelled, e.IsDir() || d.Resolved != childReal) {
-				return &Hidden{Decision: d, Rel: childRel}, nil
+			if w.reachable(spelled, e.typ.IsDir() || d.Resolved != real) {
+				w.hit(Hidden{Decision: d, Rel: joinRel(t.rel, e.name)}, childKey(t.key, i))
+				break
 			}
 			continue
 		}
-		// A tool that follows symlinks (ripgrep with --follow) reads a
-		// linked directory's tree too: walk the target, once.
-		if sub := w.subdir(childReal, e, d); sub != "" {
-			if !e.IsDir() {
-				w.links = append(w.links, link{sub, childSpelled, childRel})
-				continue
-			}
-			if hit, err := w.dir(sub, childSpelled, childRel); hit != nil || err != nil {
-				return hit, err
+		switch {
+		case e.typ.IsDir():
+			sub = append(sub, task{real: real, spelled: spelled, rel: joinRel(t.rel, e.name), key: childKey(t.key, i)})
+		case e.typ&fs.ModeSymlink != 0 && w.links == LinksFollowed:
+			// A tool that follows symlinks reads a linked directory's
+			// tree too: walk the target, once, after the tree.
+			if fi, err := os.Stat(d.Resolved); err == nil && fi.IsDir() {
+				w.mu.Lock()
+				w.linked = append(w.linked, task{real: d.Resolved, spelled: spelled, rel: joinRel(t.rel, e.name), key: childKey(t.key, i)})
+				w.mu.Unlock()
 			}
 		}
 	}
-	return nil, nil
+	return ents, sub
 }
 
-// subdir returns the directory to walk for an allowed entry: itself, the
-// target of a symlink to a directory, or "" for anything else.
-func (w *walker) subdir(real string, e fs.DirEntry, d decide.Decision) string {
-	if e.IsDir() {
-		return real
-	}
-	if e.Type()&fs.ModeSymlink == 0 || d.Resolved == "" {
-		return ""
-	}
-	if fi, err := os.Stat(d.Resolved); err == nil && fi.IsDir() {
-		return d.Resolved
-	}
-	return ""
-}
-
-// judge decides one entry: a symlink by resolving its spelling, anything
-// else by its spelling and its resolved path.
+// judge decides one entry: a link the tool follows by resolving its
+// spelling, anything else (a link the tool lists included) by its
+// spelling and its own path.
 func (w *walker) judge(spelled, real string, t fs.FileMode) decide.Decision {
-	if t&fs.ModeSymlink != 0 {
+	if t&fs.ModeSymlink != 0 && w.links == LinksFollowed {
 		return decide.Check(w.p, w.access, spelled, "/", -1)
 	}
 	return decide.Decide(w.p, decide.Request{Access: w.access, Path: spelled, Resolved: real, Size: -1})
 }
 
-// reachable reports whether the tool's filter lets it reach the entry
-// spelled p (or, for a directory, anything below it). Both tools hand
-// their globs to ripgrep's --glob, which reads them as gitignore lines: a
-// glob without a slash matches a base name at any depth, and one with a
-// slash is anchored, at ripgrep's working directory rather than at the
-// searched path (a peer review's differential against Claude Code
-// 2.1.197's ripgrep found both). Which directory that is differs by tool
-// and agent, so an anchored glob is tried from every directory above p: it
-// may reach more than ripgrep will, never less.
-func (w *walker) reachable(p string, dir bool) bool {
-	if w.filter == "" {
-		return true
-	}
-	sets := [][]string{{w.filter}}
-	if w.grep {
-		// Claude Code splits Grep's glob on spaces and commas; Pi hands it
-		// to ripgrep whole. Unless the call is known to be Claude Code's
-		// (split), either may be what runs.
-		split := grepGlobs(w.filter)
-		if len(split) == 0 {
-			return true // no --glob at all: grep reaches everything
-		}
-		sets = [][]string{split}
-		if !w.split {
-			sets = append(sets, []string{w.filter})
-		}
-	}
-	segs := strings.Split(strings.Trim(p, "/"), "/")
-	if w.plain {
-		// fd's --glob (Pi's find) reads the pattern as one glob, as it
-		// is: no gitignore line, so "!" and "#" are literal names and
-		// nothing negates.
-		alts, ok := expandBraces(w.filter)
-		if !ok {
-			return true
-		}
-		for _, g := range alts {
-			if w.mayMatch(g, p, segs, dir) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, globs := range sets {
-		if w.reachableBy(globs, p, segs, dir) {
-			return true
-		}
-	}
-	return false
+// entry is one name in a directory and its type (fs.FileMode type bits).
+type entry struct {
+	name string
+	typ  fs.FileMode
 }
 
-// reachableBy reports whether ripgrep given these --glob lines may reach p:
-// not when a negation after the last positive glob surely names it (of the
-// globs that match an entry, ripgrep obeys the last), and with positive
-// globs, only when one may match it. Braces expand first, over the whole
-// glob: "{a/b,secrets/*}" is two globs, each with its own slashes.
-func (w *walker) reachableBy(globs []string, p string, segs []string, dir bool) bool {
-	var pos, neg []string
-	last := 0 // neg[last:] come after every positive glob
-	for _, g := range globs {
-		g, ok := gitignoreLine(g)
-		if !ok {
-			continue // a comment or blank: ripgrep adds no glob for it
-		}
-		if n, ok := strings.CutPrefix(g, "!"); ok {
-			if strings.Contains(strings.TrimSuffix(n, "/"), "/") {
-				// ripgrep anchors the whole glob when a slash is anywhere
-				// in it but at its end, inside braces too: "{secrets,x/y}"
-				// names only a top-level secrets, and "{secrets/,x}" no
-				// directory at all. Kept whole, it names nothing here.
-				neg = append(neg, n)
-			} else {
-				alts, ok := expandBraces(n)
-				if !ok {
-					return true // assume the worst
-				}
-				neg = append(neg, alts...)
-			}
-		} else {
-			alts, ok := expandBraces(g)
-			if !ok {
-				return true
-			}
-			pos = append(pos, alts...)
-			last = len(neg)
-		}
-		if len(pos)+len(neg) > maxAlternatives {
-			return true // assume the worst
-		}
-	}
-	for _, n := range neg[last:] {
-		if excludes(n, segs[len(segs)-1], dir) {
-			return false
-		}
-	}
-	if len(pos) == 0 {
-		return true
-	}
-	for _, g := range pos {
-		if w.mayMatch(g, p, segs, dir) {
-			return true
-		}
-	}
-	return false
+// sortTasks puts tasks in walk order.
+func sortTasks(ts []task) {
+	slices.SortFunc(ts, func(a, b task) int { return slices.Compare(a.key, b.key) })
 }
 
-// mayMatch reports whether one positive glob may match p (or, for a
-// directory, something below it).
-func (w *walker) mayMatch(g, p string, segs []string, dir bool) bool {
-	g = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(g, "./"), "/"), "/")
-	if !strings.Contains(g, "/") {
-		// A base-name glob can match any file below a directory.
-		return dir || strings.Contains(g, "**") || segMatch(g, segs[len(segs)-1])
-	}
-	pat := strings.Split(g, "/")
-	if slices.Contains(pat, "..") {
-		return false // no path ripgrep walks has one; a tool that resolves it is scanned at the target (globTargets)
-	}
-	// A search from above ripgrep's working directory (anchor) has the
-	// glob anchored below its root: the way down is reachable.
-	if dir && w.anchor != "" && isUnder(w.anchor, p) {
-		return true
-	}
-	for k := range segs {
-		if globMayMatch(pat, segs[k:], dir) {
-			return true
-		}
-		if w.plain {
-			continue // fd matches whole names of the absolute path
-		}
-		// ripgrep strips its working directory from a path by bytes, not
-		// by name: run in /w/src, it matches /w/src2/.env as "2/.env".
-		for i := 1; i < len(segs[k]); i++ {
-			if globMayMatch(pat, append([]string{segs[k][i:]}, segs[k+1:]...), dir) {
-				return true
-			}
-		}
-	}
-	// The whole path, as absolute: ripgrep matches a path outside its
-	// working directory unstripped, and fd's --full-path matches the
-	// absolute path always, so the empty name before the first slash
-	// is there to match ("*/w/p/.env" reaches /w/p/.env).
-	return globMayMatch(pat, append([]string{""}, segs...), dir)
-}
-
-// excludes reports whether a negated glob surely names an entry with base
-// name base: only a glob without a slash is judged (a trailing slash names
-// directories alone), case and all, as ripgrep matches it; any other,
-// "./.env" included (ripgrep excludes nothing with it), counts as naming
-// nothing, the cautious side.
-func excludes(n, base string, dir bool) bool {
-	dirOnly := strings.HasSuffix(n, "/")
-	n = strings.TrimSuffix(n, "/")
-	if n == "" || strings.Contains(n, "/") || strings.Contains(n, "**") || dirOnly && !dir {
-		return false
-	}
-	// ripgrep matches bytes: "?" or a class takes one byte, so it does not
-	// take an "é". A backslash, or a class beside such a character, is
-	// not judged ("\\[!x]" names "[!x]", not "[^x]").
-	if strings.Contains(n, "\\") || strings.Contains(n, "[") && !isASCII(n) {
-		return false
-	}
-	ok, err := path.Match(bytewise(shellClasses(n)), bytewise(base))
-	return err == nil && ok
-}
-
-// bytewise spells each byte of s as one rune, so that path.Match matches
-// bytes as ripgrep's globs do.
-func bytewise(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	r := make([]rune, len(s))
-	for i := 0; i < len(s); i++ {
-		r[i] = rune(s[i])
-	}
-	return string(r)
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// shellClasses spells a shell class negation "[!...]" as path.Match does,
-// "[^...]", where a class starts: not after an escape, not inside a class.
-func shellClasses(p string) string {
-	b := []byte(p)
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '[':
-			if i+1 < len(b) && b[i+1] == '!' {
-				b[i+1] = '^'
-			}
-			i = classEnd(string(b), i)
-		}
-	}
-	return string(b)
-}
-
-// gitignoreLine reads one --glob value as ripgrep does, as a gitignore
-// line: one starting with "#" is a comment, trailing white space (Rust's,
-// NBSP and newline included) is dropped unless escaped, and what is left
-// empty adds nothing. ok is false when the line adds no glob.
-func gitignoreLine(g string) (string, bool) {
-	if strings.HasPrefix(g, "#") {
-		return "", false
-	}
-	if !strings.HasSuffix(g, "\\ ") {
-		g = strings.TrimRightFunc(g, unicode.IsSpace)
-	}
-	return g, g != ""
-}
-
-// grepGlobs splits Grep's glob parameter as Claude Code does before passing
-// each part to ripgrep's --glob: on white space (JavaScript's, U+FEFF
-// included), then on commas unless the part holds braces.
-func grepGlobs(filter string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(filter, isJSSpace) {
-		if strings.Contains(f, "{") && strings.Contains(f, "}") {
-			out = append(out, f)
-			continue
-		}
-		for _, g := range strings.Split(f, ",") {
-			if g != "" {
-				out = append(out, g)
-			}
-		}
-	}
-	return out
-}
-
-// globMayMatch reports whether a slash-separated glob can match the path
-// segs, or, when dir, some path below it. "**" spans any number of
-// segments; a malformed pattern counts as a match.
-func globMayMatch(pat, segs []string, dir bool) bool {
-	if len(pat) == 0 {
-		return len(segs) == 0
-	}
-	if len(segs) == 0 {
-		// Below a directory, any remaining pattern may still match.
-		return dir || len(pat) == 1 && pat[0] == "**"
-	}
-	switch {
-	case pat[0] == "**":
-		return globMayMatch(pat[1:], segs, dir) || globMayMatch(pat, segs[1:], dir)
-	case strings.Contains(pat[0], "**"):
-		return true // "a**b" spans segments: assume the worst
-	case !segMatch(pat[0], segs[0]):
-		return false
-	}
-	return globMayMatch(pat[1:], segs[1:], dir)
-}
-
-// maxAlternatives bounds a filter's brace expansion; past it, the filter
-// counts as reaching everything.
-const maxAlternatives = 256
-
-// segMatch matches one segment; braces expand ("*.{js,ts}") as the agents'
-// glob libraries do, and case is ignored (fd, Pi's find, matches an
-// all-lowercase pattern so; matching more is the cautious side). A
-// malformed pattern counts as a match.
-func segMatch(pat, seg string) bool {
-	// As ripgrep matches it: bytes, case and all ("??" takes an "é",
-	// "[Z-a]" an "_", which neither does lowered and by rune).
-	alts, ok := expandBraces(pat)
-	if !ok {
-		return true
-	}
-	for _, alt := range alts {
-		if ok, err := path.Match(bytewise(shellClasses(alt)), bytewise(seg)); err != nil || ok {
-			return true
-		}
-	}
-	// As fd matches an all-lowercase pattern: ASCII case folded, bytes
-	// matched ("??" takes the "é" of ".ENV.é").
-	alts, _ = expandBraces(asciiLower(pat))
-	for _, alt := range alts {
-		if ok, err := path.Match(bytewise(shellClasses(alt)), bytewise(asciiLower(seg))); err != nil || ok {
-			return true
-		}
-	}
-	// Shell globs negate a class with "[!...]"; path.Match spells it "[^...]".
-	pat = strings.ToLower(strings.ReplaceAll(pat, "[!", "[^"))
-	seg = strings.ToLower(seg)
-	alts, _ = expandBraces(pat)
-	for _, alt := range alts {
-		if ok, err := path.Match(alt, seg); err != nil || ok {
-			return true
-		}
-	}
-	return false
-}
-
-// asciiLower lowers ASCII letters only, as a regex folds case without
-// Unicode: every other byte stays as it is.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-// expandBraces expands the first brace group of p, and the rest in turn,
-// as globset reads one: a backslash escapes the next character ("\{" and
-// "\," are literal), a comma or brace inside a [...] class is literal, and
-// a "{" without its "}" is literal.
-// Past maxAlternatives it stops, and ok is false: each group doubles the
-// work at least, and a caller must then assume the worst.
-func expandBraces(p string) (alts []string, ok bool) {
-	return alts, expandInto(p, &alts)
-}
-
-func expandInto(p string, out *[]string) bool {
-	open, end, commas := braceGroup(p)
-	if open < 0 {
-		*out = append(*out, p)
-		return len(*out) <= maxAlternatives
-	}
-	from := open + 1
-	for _, c := range append(commas, end) {
-		if !expandInto(p[:open]+p[from:c]+p[end+1:], out) {
-			return false
-		}
-		from = c + 1
-	}
-	return true
-}
-
-// classEnd returns the index of the "]" that closes the class opening at
-// p[i], or len(p) or more when none does. A class runs to the first "]"
-// after its first character (and after a leading negation); a backslash
-// escapes the character after it.
-func classEnd(p string, i int) int {
-	j := i + 1
-	if j < len(p) && (p[j] == '!' || p[j] == '^') {
-		j++
-	}
-	if j < len(p) && p[j] == ']' {
-		j++
-	}
-	for j < len(p) && p[j] != ']' {
-		if p[j] == '\\' {
-			j++
-		}
-		j++
-	}
-	return j
-}
-
-// braceGroup finds the first brace group of p not escaped or in a class:
-// the indexes of its "{", its "}" and the commas between that split it.
-// open is -1 when there is none.
-func braceGroup(p string) (open, end int, commas []int) {
-	open = -1
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '\\':
-			i++ // the next character is literal
-		case '[':
-			if j := classEnd(p, i); j < len(p) {
-				i = j // a "[" without its "]" is literal
-			}
-		case '{':
-			if open < 0 {
-				open = i
-				commas = nil
-			}
-		case ',':
-			if open >= 0 {
-				commas = append(commas, i)
-			}
-		case '}':
-			if open >= 0 {
-				return open, i, commas
-			}
-		}
-	}
-	return -1, -1, nil
-}
-
-// isUnder reports whether p is dir or below it.
-func isUnder(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/'
+func childKey(key []int32, i int) []int32 {
+	c := make([]int32, len(key)+1)
+	copy(c, key)
+	c[len(key)] = int32(i)
+	return c
 }
 
 func joinPath(dir, name string) string {

@@ -194,7 +194,8 @@ func TestGrepGlobs(t *testing.T) {
 
 // TestFindDeniedSpellings: the walk judges every entry as the tool reaches
 // it (its spelling below the root) and as resolved, and a spelling the
-// filter reaches nothing below does not use up the directory it names.
+// filter reaches nothing below does not use up the directory it names;
+// links are skipped, listed or followed as the tool does.
 func TestFindDeniedSpellings(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -214,6 +215,7 @@ func TestFindDeniedSpellings(t *testing.T) {
 		"ws/cfg/secrets": home + "/vault",     // a denied spelling whose target no rule names
 		"ws/clean/loop":  ".",                 // a loop back to the directory itself
 		"ws/clean/self":  ws + "/clean/b.txt", // a link to a file
+		"ws/named/.env":  "../clean/b.txt",    // a denied name leading to an allowed file
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(base, link)), 0o755)
 		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
@@ -225,22 +227,37 @@ func TestFindDeniedSpellings(t *testing.T) {
 	tests := []struct {
 		root, real, filter string
 		grep               bool
+		links              LinkMode
 		want               string // the rel of the hit, "" for none
 	}{
-		{ws, ws, "real/.env", true, "real/.env"},
-		{ws, ws, "real/*", true, "real/.env"},
-		{ws, ws, "r*/.env", false, "real/.env"},
+		{ws, ws, "real/.env", true, LinksFollowed, "real/.env"},
+		{ws, ws, "real/*", true, LinksFollowed, "real/.env"},
+		{ws, ws, "r*/.env", false, LinksFollowed, "real/.env"},
 		// The filter reaches into a-link, but not to its .env: real/ is
 		// still walked under its own spelling, which ripgrep reaches.
-		{ws, ws, "{a-link/x,real/.env}", false, "real/.env"},
-		{ws, ws, "{a-link/x,real/.env}", true, "real/.env"},
-		{ws, ws, "*.txt", true, "cfg/secrets/key.txt"},
-		{ws + "/cfg", ws + "/cfg", "", true, "secrets/key.txt"},
-		{ws + "/cfg/secrets", home + "/vault", "", true, "key.txt"},
-		{ws + "/clean", ws + "/clean", "", true, ""},
+		{ws, ws, "{a-link/x,real/.env}", false, LinksFollowed, "real/.env"},
+		{ws, ws, "{a-link/x,real/.env}", true, LinksFollowed, "real/.env"},
+		{ws, ws, "*.txt", true, LinksFollowed, "named/.env"}, // the tree before what links lead to
+		{ws + "/cfg", ws + "/cfg", "", true, LinksFollowed, "secrets/key.txt"},
+		{ws + "/cfg", ws + "/cfg", "*.txt", true, LinksFollowed, "secrets/key.txt"},
+		{ws + "/cfg/secrets", home + "/vault", "", true, LinksFollowed, "key.txt"},
+		{ws + "/clean", ws + "/clean", "", true, LinksFollowed, ""},
+		{ws + "/named", ws + "/named", "", true, LinksFollowed, ".env"},
+		// ripgrep without --follow neither lists nor reads a link below
+		// its root; one named as the root it follows.
+		{ws, ws, "*.txt", true, LinksSkipped, ""},
+		{ws + "/cfg", ws + "/cfg", "", true, LinksSkipped, ""},
+		{ws + "/cfg/secrets", home + "/vault", "", true, LinksSkipped, "key.txt"},
+		{ws + "/named", ws + "/named", "", true, LinksSkipped, ""},
+		{ws, ws, "", true, LinksSkipped, "real/.env"},
+		// fd lists a link by its own name: a denied name is a hit, a
+		// denied target is not.
+		{ws + "/cfg", ws + "/cfg", "", false, LinksListed, ""},
+		{ws + "/named", ws + "/named", "", false, LinksListed, ".env"},
+		{ws + "/clean", ws + "/clean", "", false, LinksListed, ""},
 	}
 	for _, tt := range tests {
-		hit, err := FindDenied(p, decide.Read, tt.root, tt.real, "", tt.filter, tt.grep, nil)
+		hit, err := FindDenied(p, decide.Read, tt.root, tt.real, Scan{Filter: tt.filter, Grep: tt.grep, Links: tt.links})
 		if err != nil {
 			t.Fatalf("FindDenied(%s, filter %q): %v", tt.root, tt.filter, err)
 		}
@@ -249,7 +266,7 @@ func TestFindDeniedSpellings(t *testing.T) {
 			got = hit.Rel
 		}
 		if got != tt.want {
-			t.Errorf("FindDenied(%s, filter %q, grep %v) found %q, want %q", tt.root, tt.filter, tt.grep, got, tt.want)
+			t.Errorf("FindDenied(%s, filter %q, grep %v, links %d) found %q, want %q", tt.root, tt.filter, tt.grep, tt.links, got, tt.want)
 		}
 	}
 }

@@ -42,6 +42,9 @@ type Target struct {
 	// path field), as opposed to one picket derived from a pattern. It must
 	// exist: a search root picket cannot find is one it cannot scan.
 	Root bool
+	// Links is what the recursive tool does with a symlink below Path
+	// (see [LinkMode]); the zero value, followed, is the cautious one.
+	Links LinkMode
 }
 
 // Call is one tool call as any agent makes it.
@@ -56,6 +59,10 @@ type Call struct {
 	// this resolved path for the session; a grant lifts boundary and
 	// blocklist denials only.
 	Granted func(access decide.Access, resolved string) bool
+	// RipgrepConfig says the agent's ripgrep may read a config file
+	// (RIPGREP_CONFIG_PATH is set), which can make it follow symlinks: a
+	// search that would skip them is then scanned as if it followed them.
+	RipgrepConfig bool
 }
 
 // ErrNotJudged marks tools picket does not judge (Bash, MCP tools, web
@@ -109,7 +116,7 @@ func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error)
 		if t[0].Filter, err = optString(in, "glob"); err != nil {
 			return nil, err
 		}
-		t[0].FilterBase, t[0].Split = true, true
+		t[0].FilterBase, t[0].Split, t[0].Links = true, true, LinksSkipped
 		if alt := claudeSearchPath(t[0].Path); alt != t[0].Path {
 			a := t[0]
 			a.Path = alt
@@ -214,11 +221,12 @@ func stringLen(raw json.RawMessage) int64 {
 
 // globTargets lists the glob's root, scanned with the whole pattern as its
 // filter (ripgrep, Claude Code's Glob, matches it from its working
-// directory, not joined to the root), and the literal directory prefix of
-// the pattern joined to the root, scanned with the rest (a tool that reads
-// the pattern against its path, or "../../etc/**", reaches there). An
-// absolute pattern is searched from its literal prefix, as Claude Code
-// splits it.
+// directory, not joined to the root), and for a pattern climbing out of
+// it ("../../etc/**") the literal directory prefix of the pattern joined
+// to the root, scanned with the rest: ripgrep lists nothing for it, but a
+// tool that reads the pattern against its path reaches there. An absolute
+// pattern is searched where Claude Code cuts it. ripgrep walks each root
+// without following the symlinks below it.
 func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]Target, error) {
 	t, err := one(in, pathField, decide.List, true)
 	if err != nil {
@@ -237,25 +245,23 @@ func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]T
 
 // globTargetsAt is globTargets for a root and pattern already read.
 func globTargetsAt(root, pat string) ([]Target, error) {
-	prefix, rest := literalPrefix(pat)
-	if filepath.IsAbs(prefix) {
-		t := []Target{{Access: decide.List, Path: root, Size: -1},
-			{Access: decide.List, Path: prefix, Size: -1, Recursive: true, Filter: rest}}
+	if filepath.IsAbs(pat) {
+		t := []Target{{Access: decide.List, Path: root, Size: -1}}
 		// Claude Code cuts an absolute pattern at its first glob character
 		// and searches the directory before the cut, trimmed, for the
 		// rest; a pattern without one is its directory searched for its
 		// base name, which ripgrep matches at any depth.
 		dir, glob := claudeGlobSplit(pat)
 		for _, d := range []string{dir, claudeSearchPath(dir)} {
-			c := Target{Access: decide.List, Path: d, Size: -1, Recursive: true, Filter: glob}
+			c := Target{Access: decide.List, Path: d, Size: -1, Recursive: true, Filter: glob, Links: LinksSkipped}
 			if !slices.Contains(t, c) {
 				t = append(t, c)
 			}
 		}
 		return t, nil
 	}
-	t := []Target{{Access: decide.List, Path: root, Size: -1, Recursive: true, Root: true, Filter: pat}}
-	if prefix != "" {
+	t := []Target{{Access: decide.List, Path: root, Size: -1, Recursive: true, Root: true, Filter: pat, Links: LinksSkipped}}
+	if prefix, rest := literalPrefix(pat); slices.Contains(strings.Split(prefix, "/"), "..") {
 		t = append(t, Target{Access: decide.List, Path: root + "/" + prefix, Size: -1, Recursive: true, Filter: rest})
 	}
 	return t, nil

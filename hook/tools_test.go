@@ -24,8 +24,17 @@ func write(p string) Target { return Target{Access: decide.Write, Path: p, Size:
 func list(p string) Target  { return Target{Access: decide.List, Path: p, Size: -1} }
 func lists(t Target) Target { t.Listing = true; return t }
 
+// recursive is a search by ripgrep, which skips the symlinks below its
+// root.
 func recursive(t Target, filter string, grep bool) Target {
-	t.Recursive, t.Filter, t.FilterBase = true, filter, grep
+	t.Recursive, t.Filter, t.FilterBase, t.Links = true, filter, grep, LinksSkipped
+	return t
+}
+
+// followed is a search picket scans as one that follows symlinks: a
+// pattern climbing out of a Glob's path.
+func followed(t Target) Target {
+	t.Links = LinksFollowed
 	return t
 }
 
@@ -36,9 +45,10 @@ func searched(t Target, filter string, grep bool) Target {
 	return t
 }
 
-// fd marks a filter read as fd's one glob (Pi's find).
+// fd marks a filter read as fd's one glob (Pi's find), which lists the
+// symlinks below its root by their own names.
 func fd(t Target) Target {
-	t.Plain = true
+	t.Plain, t.Links = true, LinksListed
 	return t
 }
 
@@ -95,24 +105,23 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "Grep", in: `{"pattern":"x","path":"cafe\u0301"}`, want: []Target{searched(read("caf\u00e9"), "", true), searched(read("cafe\u0301"), "", true)}},
 		{tool: "Grep", in: `{"pattern":"x","path":" "}`, want: []Target{searched(read("."), "", true), searched(read(" "), "", true)}}, // trimmed to nothing: the cwd
 		{tool: "Grep", in: `{"pattern":"x","path":"a\u0085"}`, want: []Target{searched(read("a\u0085"), "", true)}},                    // NEL is not JavaScript white space
-		{tool: "Glob", in: `{"pattern":"src/*.go","path":" /p "}`, want: []Target{searched(list("/p"), "src/*.go", false), recursive(list("/p/src"), "*.go", false),
-			searched(list(" /p "), "src/*.go", false), recursive(list(" /p /src"), "*.go", false)}},
+		{tool: "Glob", in: `{"pattern":"src/*.go","path":" /p "}`, want: []Target{searched(list("/p"), "src/*.go", false), searched(list(" /p "), "src/*.go", false)}},
 		{tool: "Grep", in: `{"pattern":"x","path":3}`, wantErr: "path: not a string"},
 		{tool: "Grep", in: `{"pattern":"x","glob":["*.md"]}`, wantErr: "glob: not a string"},
 		{tool: "Glob", in: `{"pattern":"**/*.md"}`, want: []Target{searched(list("."), "**/*.md", false)}},
 		{tool: "Glob", in: `{"pattern":"*.go","path":"/p/src"}`, want: []Target{searched(list("/p/src"), "*.go", false)}},
-		{tool: "Glob", in: `{"pattern":"../../etc/**"}`, want: []Target{searched(list("."), "../../etc/**", false), recursive(list("./../../etc"), "**", false)}},
-		{tool: "Glob", in: `{"pattern":"../../etc/**","path":"/p/a"}`, want: []Target{searched(list("/p/a"), "../../etc/**", false), recursive(list("/p/a/../../etc"), "**", false)}},
+		{tool: "Glob", in: `{"pattern":"../../etc/**"}`, want: []Target{searched(list("."), "../../etc/**", false), followed(recursive(list("./../../etc"), "**", false))}},
+		{tool: "Glob", in: `{"pattern":"../../etc/**","path":"/p/a"}`, want: []Target{searched(list("/p/a"), "../../etc/**", false), followed(recursive(list("/p/a/../../etc"), "**", false))}},
 		{tool: "Glob", in: `{"pattern":"/etc/*"}`, want: []Target{list("."), recursive(list("/etc"), "*", false)}},
 		{tool: "Glob", in: `{"pattern":"/*"}`, want: []Target{list("."), recursive(list("/"), "*", false)}},
 		{tool: "Glob", in: `{"pattern":"/home/u/.ssh/id_*","path":"/p"}`, want: []Target{list("/p"), recursive(list("/home/u/.ssh"), "id_*", false)}},
-		{tool: "Glob", in: `{"pattern":"src/{a,b}/*.go"}`, want: []Target{searched(list("."), "src/{a,b}/*.go", false), recursive(list("./src"), "{a,b}/*.go", false)}},
-		{tool: "Glob", in: `{"pattern":"README.md"}`, want: []Target{searched(list("."), "README.md", false), recursive(list("./README.md"), "", false)}},
-		{tool: "Glob", in: `{"pattern":"/etc/passwd"}`, want: []Target{list("."), recursive(list("/etc/passwd"), "", false), recursive(list("/etc"), "passwd", false)}},
+		{tool: "Glob", in: `{"pattern":"src/{a,b}/*.go"}`, want: []Target{searched(list("."), "src/{a,b}/*.go", false)}},
+		{tool: "Glob", in: `{"pattern":"README.md"}`, want: []Target{searched(list("."), "README.md", false)}},
+		{tool: "Glob", in: `{"pattern":"/etc/passwd"}`, want: []Target{list("."), recursive(list("/etc"), "passwd", false)}},
 		// Claude Code cuts an absolute pattern before its first glob
 		// character and trims the directory it searches.
 		{tool: "Glob", in: `{"pattern":"/h/.ssh /id*"}`, want: []Target{list("."), recursive(list("/h/.ssh "), "id*", false), recursive(list("/h/.ssh"), "id*", false)}},
-		{tool: "Glob", in: `{"pattern":"/h/.ssh/!x"}`, want: []Target{list("."), recursive(list("/h/.ssh/!x"), "", false), recursive(list("/h/.ssh"), "!x", false)}},
+		{tool: "Glob", in: `{"pattern":"/h/.ssh/!x"}`, want: []Target{list("."), recursive(list("/h/.ssh"), "!x", false)}},
 		{tool: "Glob", in: `{"path":"/p"}`, wantErr: "no pattern"},
 		{tool: "Glob", in: `{"pattern":null}`, wantErr: "no pattern"},
 		{tool: "Glob", in: `{"pattern":1}`, wantErr: "pattern: not a string"},

@@ -480,25 +480,45 @@ func TestHookRecursiveTools(t *testing.T) {
 			setup: func(h *hookProject) { h.write("src/secrets/token.txt", "TOKEN") }},
 		{name: "secrets dir, glob *.go", fence: secretsFence, tool: "Grep", input: map[string]any{"pattern": "x", "path": "src", "glob": "*.go"}, want: wantBlock, names: "secrets",
 			setup: func(h *hookProject) { h.write("src/secrets/token.go", "TOKEN") }},
-		{name: "symlink in the tree to a denied file", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src"}, want: wantBlock, names: "notes.txt",
+		// ripgrep (both tools' search) neither lists nor reads a symlink
+		// below its root unless it follows links (checked against Claude
+		// Code 2.1.197's ripgrep 14.1.1): a link to a denied path is
+		// never reached through it.
+		{name: "symlink in the tree to a denied file", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src"}, want: wantPass,
 			setup: func(h *hookProject) {
 				key := h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "KEY")
 				os.Symlink(key, filepath.Join(h.dir, "src", "notes.txt"))
 			}},
-		{name: "symlink in the tree to .env", tool: "Glob", input: map[string]any{"pattern": "*.txt", "path": "src"}, want: wantBlock, names: "env.txt",
+		{name: "symlink in the tree to .env", tool: "Glob", input: map[string]any{"pattern": "*.txt", "path": "src"}, want: wantPass,
 			setup: func(h *hookProject) { os.Symlink("../.env", filepath.Join(h.dir, "src", "env.txt")) }},
-		{name: "symlink in the tree to a dir holding a key", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src"}, want: wantBlock, names: "keys/id_rsa",
-			setup: func(h *hookProject) {
-				h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY")
-				os.Symlink(filepath.Join(h.home, ".ssh"), filepath.Join(h.dir, "src", "keys"))
-			}},
+		{name: "symlink in the tree to a dir holding a key", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src"}, want: wantPass,
+			setup: linkedKeys},
+		{name: "glob naming a symlinked dir holding a key", tool: "Glob", input: map[string]any{"pattern": "src/keys/*"}, want: wantPass,
+			setup: func(h *hookProject) { os.Remove(filepath.Join(h.dir, ".env")); linkedKeys(h) }},
 		{name: "symlink loops in the tree", tool: "Grep", input: map[string]any{"pattern": "x", "path": "src"}, want: wantPass,
 			setup: func(h *hookProject) {
 				os.Symlink(".", filepath.Join(h.dir, "src", "self"))
 				os.Symlink("../src", filepath.Join(h.dir, "src", "again"))
 			}},
-		{name: "symlink in the tree up to the project", tool: "Grep", input: map[string]any{"pattern": "x", "path": "src"}, want: wantBlock, names: "up/.env",
+		{name: "symlink in the tree up to the project", tool: "Grep", input: map[string]any{"pattern": "x", "path": "src"}, want: wantPass,
 			setup: func(h *hookProject) { os.Symlink("..", filepath.Join(h.dir, "src", "up")) }},
+		// A link named as the search root is followed by ripgrep.
+		{name: "grep a symlinked dir holding a key", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src/keys"}, want: wantBlock, names: "id_rsa",
+			setup: linkedKeys},
+		{name: "glob in a symlinked dir holding a key", tool: "Glob", input: map[string]any{"pattern": "*", "path": "$P/src/keys"}, want: wantBlock, names: "id_rsa",
+			setup: linkedKeys},
+		// A ripgrep config file can make ripgrep follow links: scanned
+		// as if it did.
+		{name: "symlink in the tree to a dir holding a key, ripgrep config", tool: "Grep", input: map[string]any{"pattern": "KEY", "path": "src"}, want: wantBlock, names: "keys/id_rsa",
+			setup: func(h *hookProject) {
+				linkedKeys(h)
+				h.env = append(h.env, "RIPGREP_CONFIG_PATH="+h.write("rgrc", "--follow\n"))
+			}},
+		{name: "symlink in the tree up to the project, ripgrep config", tool: "Glob", input: map[string]any{"pattern": "**/*", "path": "src"}, want: wantBlock, names: "up/.env",
+			setup: func(h *hookProject) {
+				os.Symlink("..", filepath.Join(h.dir, "src", "up"))
+				h.env = append(h.env, "RIPGREP_CONFIG_PATH="+h.write("rgrc", "-L\n"))
+			}},
 		// Claude Code trims a Grep or Glob path and applies ".." by text
 		// only after the hook: the search runs on that spelling (a review
 		// with the real Claude Code read .env through each of these).
@@ -555,6 +575,13 @@ func TestHookRecursiveTools(t *testing.T) {
 			}
 		})
 	}
+}
+
+// linkedKeys makes src/keys a symlink to a home's .ssh holding id_rsa.
+func linkedKeys(h *hookProject) {
+	h.write(filepath.Join(h.home, ".ssh", "id_rsa"), "KEY")
+	os.MkdirAll(filepath.Join(h.dir, "src"), 0o755)
+	os.Symlink(filepath.Join(h.home, ".ssh"), filepath.Join(h.dir, "src", "keys"))
 }
 
 // toolCase is one PreToolUse call on a fresh hook project and the answer

@@ -41,6 +41,8 @@ func (c *cli) judgeCall(loaded *decide.Loaded, loadErr error, call hook.Call, ta
 			return err == nil && ok
 		}
 	}
+	// A ripgrep config file can make the agent's ripgrep follow links.
+	call.RipgrepConfig = call.RipgrepConfig || c.getenv("RIPGREP_CONFIG_PATH") != ""
 	policy := loaded.Policy
 	if m := c.sessionMode(call.Session); m != "" {
 		policy = policy.WithMode(m)
