@@ -15,10 +15,15 @@ type ruleSet struct {
 	byExt    map[string][]*pattern
 	scan     []*pattern
 	n        int
+	// below names, for each directory above a byPrefix key, the entry of
+	// it on the way to that key: an entry not named there has no rule
+	// indexed at or below its path (see [Dir]).
+	below map[string]map[string]bool
 }
 
 func newRuleSet(pts []*pattern) *ruleSet {
-	s := &ruleSet{byPrefix: map[string][]*pattern{}, byName: map[string][]*pattern{}, byExt: map[string][]*pattern{}}
+	s := &ruleSet{byPrefix: map[string][]*pattern{}, byName: map[string][]*pattern{}, byExt: map[string][]*pattern{},
+		below: map[string]map[string]bool{}}
 	for _, pt := range pts {
 		s.add(pt)
 	}
@@ -30,6 +35,13 @@ func (s *ruleSet) add(pt *pattern) {
 	switch {
 	case !pt.anywhere:
 		s.byPrefix[pt.prefix] = append(s.byPrefix[pt.prefix], pt)
+		for k := pt.prefix; k != "/" && strings.HasPrefix(k, "/"); k = parent(k) {
+			dir := parent(k)
+			if s.below[dir] == nil {
+				s.below[dir] = map[string]bool{}
+			}
+			s.below[dir][k[strings.LastIndexByte(k, '/')+1:]] = true
+		}
 	case pt.first != "":
 		s.byName[pt.first] = append(s.byName[pt.first], pt)
 	case pt.ext != "":

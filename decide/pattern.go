@@ -25,6 +25,7 @@ type pattern struct {
 	anywhere bool      // starts with "**/"
 	first    string    // anywhere: the first name after "**/" when literal
 	ext      string    // anywhere: the extension of a "*.ext" first name
+	seg      lazySeg   // the last segment's matcher (see [pattern.lastSeg])
 }
 
 // isMeta reports whether c has a glob meaning in picket patterns. Braces

@@ -91,7 +91,9 @@ func FindDenied(p decide.Policy, access decide.Access, root, real string, s Scan
 		return nil, nil
 	}
 	w := newWalker(p, access, s)
-	w.run([]task{{real: real, spelled: filepath.Clean(root)}}, min(runtime.GOMAXPROCS(0), maxWorkers))
+	spelled := filepath.Clean(root)
+	clear := decide.Decide(p, decide.Request{Access: access, Path: spelled, Resolved: real, Size: -1}).Allow
+	w.run([]task{{real: real, spelled: spelled, clear: clear}}, min(runtime.GOMAXPROCS(0), maxWorkers))
 	sortTasks(w.linked)
 	// Linked directories last, one at a time in walk order: the tools walk
 	// the tree without following links, so every directory is first
@@ -143,9 +145,12 @@ type walker struct {
 // task is one directory to walk: real is its resolved path, spelled the
 // path the tool reaches it by, rel the part of spelled below the root,
 // and key its place in walk order (the index of each entry on the way).
+// clear says Decide allowed the directory under these spellings, not a
+// grant, so its entries may be cleared by name (see [decide.Dir]).
 type task struct {
 	real, spelled, rel string
 	key                []int32
+	clear              bool
 }
 
 // found is a hit and its place in walk order.
@@ -294,17 +299,31 @@ func (w *walker) dir(t task, buf []byte, ents []entry) ([]entry, []task) {
 		return ents, nil
 	}
 	same := t.real == t.spelled
+	var below decide.Dir
+	if t.clear {
+		below = w.p.Below(w.access, t.spelled, t.real)
+	}
 	var sub []task
 	for i, e := range ents {
-		if e.typ&fs.ModeSymlink != 0 && w.links == LinksSkipped {
+		link := e.typ&fs.ModeSymlink != 0
+		if link && w.links == LinksSkipped {
 			continue // ripgrep neither lists nor reads it
+		}
+		followed := link && w.links == LinksFollowed
+		cleared := !followed && below.Clear(e.name)
+		if cleared && !e.typ.IsDir() {
+			continue // Decide allows it, and it is no directory to walk
 		}
 		real := joinPath(t.real, e.name)
 		spelled := real
 		if !same {
 			spelled = joinPath(t.spelled, e.name)
 		}
-		d := w.judge(spelled, real, e.typ)
+		d := decide.Decision{Allow: true, Resolved: real}
+		if !cleared {
+			d = w.judge(spelled, real, e.typ)
+		}
+		clear := d.Allow && !followed
 		if d.Grantable() && w.granted != nil && w.granted(w.access, d.Resolved) {
 			d.Allow = true
 		}
@@ -317,7 +336,7 @@ func (w *walker) dir(t task, buf []byte, ents []entry) ([]entry, []task) {
 		}
 		switch {
 		case e.typ.IsDir():
-			sub = append(sub, task{real: real, spelled: spelled, rel: joinRel(t.rel, e.name), key: childKey(t.key, i)})
+			sub = append(sub, task{real: real, spelled: spelled, rel: joinRel(t.rel, e.name), key: childKey(t.key, i), clear: clear})
 		case e.typ&fs.ModeSymlink != 0 && w.links == LinksFollowed:
 			// A tool that follows symlinks reads a linked directory's
 			// tree too: walk the target, once, after the tree.
