@@ -264,6 +264,10 @@ func globMayMatch(pat, segs []string, dir bool) bool {
 		return dir || len(pat) == 1 && pat[0] == "**"
 	}
 	switch {
+	case pat[0] == "**" && dir:
+		// Spanning the rest reaches below a directory, whatever follows:
+		// tried first, it answers without matching a name.
+		return globMayMatch(pat, segs[1:], dir) || globMayMatch(pat[1:], segs, dir)
 	case pat[0] == "**":
 		return globMayMatch(pat[1:], segs, dir) || globMayMatch(pat, segs[1:], dir)
 	case strings.Contains(pat[0], "**"):
