@@ -29,6 +29,13 @@ func TestPiSearchFilters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Links to denied paths, which neither tool follows below its path.
+	os.MkdirAll(filepath.Join(ws, "links"), 0o755)
+	for link, target := range map[string]string{"links/keys": "../bang/secrets", "links/env.txt": "../src2/.env", "links/a.go": "../bang/a.go"} {
+		if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p := decide.MustCompile(decide.Spec{Root: ws, Home: filepath.Join(base, "home"), Mode: decide.WorkspaceWrite,
 		DenyRead: decide.Rules("test", "**/secrets/**"), Blocklist: decide.Rules("test", ".env", ".env.*")})
 	docs, src := ws+"/docs", ws+"/src"
@@ -64,6 +71,15 @@ func TestPiSearchFilters(t *testing.T) {
 		{ws, "find", map[string]string{"pattern": "src/*", "path": ws + "/nest"}, false},
 		// ... and never a "..": nothing is listed for "../bang/secrets/*".
 		{src, "find", map[string]string{"pattern": "../bang/secrets/*"}, true},
+		// A link below the path is not followed: ripgrep skips it, fd
+		// lists its own name (checked against ripgrep 14.1.1 and fd
+		// 10.2.0 by TestScanAgainstTools); a link named as the path is
+		// followed by both.
+		{ws, "grep", map[string]string{"pattern": "S", "path": ws + "/links"}, true},
+		{ws, "find", map[string]string{"pattern": "*", "path": ws + "/links"}, true},
+		{ws, "find", map[string]string{"pattern": "*", "path": ws + "/links/keys"}, false},
+		{ws, "grep", map[string]string{"pattern": "S", "path": ws + "/links/keys"}, false},
+		{ws, "grep", map[string]string{"pattern": "S", "path": "links/env.txt"}, false},
 		// What fd surely keeps away from every denied path passes.
 		{ws, "find", map[string]string{"pattern": "*.md", "path": docs}, true},
 		{ws, "find", map[string]string{"pattern": "#.env", "path": docs}, true}, // a name, not a comment
