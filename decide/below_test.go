@@ -71,7 +71,11 @@ func randomDir(r *rand.Rand) string {
 func TestBelowClearsOnlyAllows(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	cleared, checked := 0, 0
-	for range 600 {
+	policies := 600
+	if raceOn {
+		policies = 60
+	}
+	for range policies {
 		p, err := Compile(randomSpec(r))
 		if err != nil {
 			continue
