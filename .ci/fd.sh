@@ -23,9 +23,17 @@ if [ -x "$dir/fd" ] && "$dir/fd" --version >/dev/null 2>&1; then
 	exit 0
 fi
 
-# The machine's own Debian mirror, as its apt sources name it.
-mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
-	awk '$2 !~ /-/ {print $1; exit}')
+# The machine's own Debian mirror, as its apt sources name it (apt lists
+# only the sources it has fetched indexes of: a fresh machine has none).
+mirror() {
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
+		awk '$2 !~ /-/ {print $1; exit}'
+}
+mirror=$(mirror)
+if [ -z "$mirror" ]; then
+	apt-get update -qq >&2
+	mirror=$(mirror)
+fi
 [ -n "$mirror" ] || { echo "fd.sh: no Debian mirror in the apt sources" >&2; exit 1; }
 
 work=$(mktemp -d)
