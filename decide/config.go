@@ -34,6 +34,9 @@ type Env struct {
 	ProjectDir string // $CLAUDE_PROJECT_DIR, when set
 	Executable string // picket's own executable, for the mandatory denies
 	ConfigFile string // --config: skip discovery and use this file
+	// TempDir is the system temp dir, what "$TMPDIR" in a pattern names
+	// (see [SystemTempDir]); "" is /tmp.
+	TempDir string
 	// ValidCache, when set, is a directory of markers named by the SHA-256
 	// of policy files that passed validation, so a hook process does not
 	// compile the schema on every call. It must be writable only by the

@@ -79,10 +79,11 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 		}
 		c := s.cfg
 		fsys, pk := c.Filesystem, c.Picket
-		spec.AllowRead = appendRules(spec.AllowRead, s.name, fsys.AllowRead)
-		spec.DenyRead = appendRules(spec.DenyRead, s.name, fsys.DenyRead)
-		spec.AllowWrite = appendRules(spec.AllowWrite, s.name, fsys.AllowWrite)
-		spec.DenyWrite = appendRules(spec.DenyWrite, s.name, fsys.DenyWrite)
+		tmp := env.TempDir
+		spec.AllowRead = appendRules(spec.AllowRead, s.name, expandTempDirs(fsys.AllowRead, tmp))
+		spec.DenyRead = appendRules(spec.DenyRead, s.name, expandTempDirs(fsys.DenyRead, tmp))
+		spec.AllowWrite = appendRules(spec.AllowWrite, s.name, expandTempDirs(fsys.AllowWrite, tmp))
+		spec.DenyWrite = appendRules(spec.DenyWrite, s.name, expandTempDirs(fsys.DenyWrite, tmp))
 		spec.Blocklist = appendRules(spec.Blocklist, s.name, pk.Blocklist)
 		orBool(&spec.DefaultDenyRead, fsys.DefaultDenyRead, spec.Sources, "filesystem.defaultDenyRead", s.name)
 		orBool(&spec.StrictDenyRead, fsys.StrictDenyRead, spec.Sources, "filesystem.strictDenyRead", s.name)
@@ -94,7 +95,7 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 			spec.Sources[RuleReadBeforeEdit] = s.name
 		}
 		for _, pm := range pk.Permissions {
-			pm.Source = s.name
+			pm.Source, pm.Pattern = s.name, expandTempDir(pm.Pattern, tmp)
 			if !hasPermission(spec.Permissions, pm) {
 				spec.Permissions = append(spec.Permissions, pm)
 			}
@@ -352,5 +353,6 @@ func EnvFromOS(getenv func(string) string, cwd string) Env {
 	return Env{
 		Cwd: cwd, Home: home, ConfigHome: getenv("XDG_CONFIG_HOME"), StateHome: getenv("XDG_STATE_HOME"),
 		ProjectDir: getenv("CLAUDE_PROJECT_DIR"), Executable: exe,
+		TempDir: SystemTempDir(getenv("TMPDIR"), home, os.Getuid()).Dir,
 	}
 }

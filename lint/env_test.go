@@ -35,7 +35,7 @@ func TestHomeUnderTmp(t *testing.T) {
 		t.Skipf("the temp dir %s is not under /tmp", f.home)
 	}
 	ws := runOthers(f.load(t, decide.Env{}))
-	want := []string{"builtin:code:5:25 [canary-write]"}
+	want := []string{"builtin:code:6:25 [canary-write]"}
 	if got := f.brief(ws); !slices.Equal(got, want) {
 		t.Fatalf("Run() = %q, want %q\n%s", got, want, dump(ws))
 	}

@@ -110,7 +110,7 @@ func (t *target) position(e entry) (line, col int) {
 		if m, ok := el.(map[string]any); ok && e.field == fieldPermissions {
 			el, p = m["pattern"], p+"/pattern"
 		}
-		if el == e.rule.Pattern {
+		if s, ok := el.(string); ok && decide.ExpandTempDir(s, t.loaded.Env.TempDir) == e.rule.Pattern {
 			return schema.Position(d.src, p)
 		}
 	}

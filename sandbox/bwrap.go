@@ -114,6 +114,9 @@ func (p Plan) ops() []op {
 	for _, w := range p.Write {
 		add(w, rankWrite, "--bind", w, w)
 	}
+	for _, d := range p.TmpDirs {
+		add(d, rankWrite, "--perms", "0700", "--dir", d)
+	}
 	for _, w := range p.TmpBinds {
 		add(w, rankWrite, "--bind", w, w)
 	}

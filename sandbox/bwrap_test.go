@@ -46,6 +46,8 @@ func TestBwrapArgsGolden(t *testing.T) {
 			Cwd: "/tmp/w", Exe: "/usr/bin/picket", EmptyFile: "/s/hidden",
 			Write:      []string{"/h/.cache", "/tmp/w"},
 			Through:    []string{"/tmp/w"},
+			TmpDirs:    []string{"/tmp/user/1000"},
+			TmpBinds:   []string{"/tmp/user/1000/claude-1a2b-cwd"},
 			Structure:  []string{"/tmp/w/.git"},
 			Protect:    []string{"/tmp/w/.git/hooks"},
 			Hide:       []Hidden{{Path: "/tmp/w/.env"}},

@@ -38,6 +38,10 @@ type Plan struct {
 	// private one, so the command starts there and its writes land on the
 	// host, while the rest of /tmp and /run stays private.
 	Through []string
+	// TmpDirs are the writable directories the policy names below the
+	// private /tmp (a TMPDIR of /tmp/user/1000): made, empty, in it, so
+	// programs that write there find them.
+	TmpDirs []string
 
 	// SocketDirs are covered by an empty tmpfs (/run): they hold the host's
 	// unix sockets. Empty when network.allowAllUnixSockets is set.
@@ -275,6 +279,12 @@ func (p *Plan) dropPrivate(ps []string) []string {
 // inside writable directories, and the structure binds that keep
 // protected paths' directories from being renamed.
 func (p *Plan) normalize(protectMissing []string) {
+	for _, w := range p.Write {
+		if p.private(w) && w != "/tmp" {
+			p.TmpDirs = append(p.TmpDirs, w)
+		}
+	}
+	p.TmpDirs = sortedUnique(p.TmpDirs)
 	p.Write = dropUnder(sortedUnique(p.dropPrivate(p.Write)), nil)
 	// A writable directory at or below a protected path (allowWrite
 	// "~/**/node_modules/**" reaching into ~/.claude/skills) stays
@@ -563,18 +573,19 @@ func socketDirs() []string {
 }
 
 // tmpBinds returns the words of the command line that match one of globs:
-// files directly in /tmp, regular or not yet created, never a symlink.
+// files directly in the glob's directory (/tmp, or the temp dir an agent
+// writes its cwd file in), regular or not yet created, never a symlink.
 func tmpBinds(globs, command []string) []string {
 	var out []string
 	for _, arg := range command {
 		for _, w := range strings.FieldsFunc(arg, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == '\n' || r == '\'' || r == '"' || r == ';' || r == '&' || r == '|' || r == '<' || r == '>' || r == '(' || r == ')'
 		}) {
-			if filepath.Dir(w) != "/tmp" || filepath.Clean(w) != w {
+			if !filepath.IsAbs(w) || filepath.Clean(w) != w {
 				continue
 			}
 			for _, g := range globs {
-				if filepath.Dir(g) != "/tmp" {
+				if filepath.Dir(g) != filepath.Dir(w) || hasMeta(filepath.Dir(g)) {
 					continue
 				}
 				if ok, _ := path.Match(g, w); ok {

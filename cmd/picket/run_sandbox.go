@@ -39,9 +39,10 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 // with its status; 126 when it cannot sandbox it (nothing ran), 2 for usage
 // errors.
 //
-// --bind-tmp GLOB binds host files directly in /tmp that the command line
-// names and GLOB matches through the private /tmp (Claude Code's Bash tool
-// writes its cwd to "/tmp/claude-*-cwd" and reads it from outside);
+// --bind-tmp GLOB binds host files directly in GLOB's directory that the
+// command line names and GLOB matches, through the private /tmp (Claude
+// Code's Bash tool writes its cwd to "/tmp/claude-*-cwd", or to the same
+// name in TMPDIR, and reads it from outside);
 // --read PATH keeps PATH readable under defaultDenyRead (Claude Code's
 // ~/.claude/shell-snapshots). Both are for agent wiring, set by the person.
 func runRun(c *cli, args []string) int {
@@ -57,7 +58,7 @@ func runRun(c *cli, args []string) int {
 	mode := fs.String("mode", "", "the session's mode, when the agent switched it (read-only, workspace-write or full)")
 	unsandboxed := fs.Bool("unsandboxed", false, "run without the sandbox (audited)")
 	var bindTmp, extraRead stringList
-	fs.Var(&bindTmp, "bind-tmp", "bind host /tmp files the command names and GLOB matches through the private /tmp")
+	fs.Var(&bindTmp, "bind-tmp", "bind host files the command names and GLOB matches (directly in GLOB's directory) through the private /tmp")
 	fs.Var(&extraRead, "read", "keep PATH readable under defaultDenyRead")
 	if _, code, ok := c.parseFlags(fs, args, false); !ok {
 		return code

@@ -142,3 +142,93 @@ func dirExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// TestSystemTempDirAgrees guards against the code template naming /tmp
+// and /var/tmp literally rather than the system temp dir: with TMPDIR
+// outside /tmp (as on macOS and many CI runners) check denied writes
+// there, and so did the shell. check, the hook and picket run now agree
+// on $TMPDIR, and on a TMPDIR picket does not take (relative, home, a
+// symlink to home): then only /tmp and /var/tmp are temp dirs.
+func TestSystemTempDirAgrees(t *testing.T) {
+	requireBwrap(t)
+	base := sandboxScratch(t)
+	home, ws, tmpd := filepath.Join(base, "home"), filepath.Join(base, "ws"), filepath.Join(base, "tmpdir")
+	write(t, filepath.Join(ws, "fence.jsonc"), `{"extends": "code"}`)
+	write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main")
+	if err := os.MkdirAll(tmpd, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, tmpd, filepath.Join(base, "tmplink"))
+	symlink(t, home, filepath.Join(base, "homelink"))
+	bin := picketBin(t, base)
+	for _, tc := range []struct {
+		name, tmpdir, target string
+		allow                bool
+	}{
+		{"outside /tmp", tmpd, filepath.Join(tmpd, "f"), true},
+		{"trailing slash", tmpd + "/", filepath.Join(tmpd, "g"), true},
+		{"through a symlink", filepath.Join(base, "tmplink"), filepath.Join(tmpd, "h"), true},
+		{"relative", "tmpdir", filepath.Join(tmpd, "i"), false},
+		{"home", home, filepath.Join(home, "j"), false},
+		{"symlink to home", filepath.Join(base, "homelink"), filepath.Join(home, "k"), false},
+		{"missing", filepath.Join(base, "nope"), filepath.Join(base, "nope", "l"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sandboxEnv(home, ws, "TMPDIR="+tc.tmpdir, "CLAUDE_PROJECT_DIR="+ws, "CI=1")
+			var out, errb strings.Builder
+			code := run([]string{"check", "--cwd", ws, "write", tc.target}, env, strings.NewReader(""), &out, &errb)
+			if (code == 0) != tc.allow {
+				t.Errorf("TMPDIR=%s: check write %s = %d (%s%s), want allowed %v", tc.tmpdir, tc.target, code, out.String(), errb.String(), tc.allow)
+			}
+			ev := fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":"x"},"tool_use_id":"t1"}`, ws, tc.target)
+			if a := runHookCLI(t, env, ev); (a.kind() == wantPass) != tc.allow {
+				t.Errorf("TMPDIR=%s: hook Write %s = %v %q, want allowed %v", tc.tmpdir, tc.target, a.kind(), a.reason, tc.allow)
+			}
+			rc, stdout, stderr := pk(t, bin, ws, env, "run", "--", "sh", "-c", fmt.Sprintf("echo x > %s && echo wrote", tc.target))
+			_, err := os.Stat(tc.target)
+			if landed := err == nil; landed != tc.allow || strings.Contains(stdout, "wrote") != tc.allow {
+				t.Errorf("TMPDIR=%s: picket run write %s: exit %d, landed %v (%s%s), want %v", tc.tmpdir, tc.target, rc, landed, stdout, stderr, tc.allow)
+			}
+			rc, stdout, _ = pk(t, bin, ws, env, "show")
+			want := "system temp dir ($TMPDIR in patterns): " + tmpd
+			if !tc.allow {
+				want = fmt.Sprintf("system temp dir ($TMPDIR in patterns): /tmp (TMPDIR=%q is ignored: ", tc.tmpdir)
+			}
+			if rc != 0 || !strings.Contains(stdout, want) {
+				t.Errorf("TMPDIR=%s: picket show says\n%s\nwant a line starting %q", tc.tmpdir, stdout, want)
+			}
+		})
+	}
+}
+
+// TestSystemTempDirInTmp: a TMPDIR below /tmp (pam_tmpdir's
+// /tmp/user/<uid>) exists, empty and writable, in the sandbox's private
+// /tmp, so mktemp works; and Claude Code's cwd file there, which it reads
+// from outside, is bound through by the shell prefix.
+func TestSystemTempDirInTmp(t *testing.T) {
+	requireBwrap(t)
+	base := sandboxScratch(t)
+	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+	write(t, filepath.Join(ws, "fence.jsonc"), `{"extends": "code"}`)
+	write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main")
+	tmpd, err := os.MkdirTemp("/tmp", "picket-tmpdir-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmpd) })
+	write(t, filepath.Join(tmpd, "host-note"), "HOST-NOTE")
+	bin := picketBin(t, base)
+	env := sandboxEnv(home, ws, "TMPDIR="+tmpd)
+	code, stdout, stderr := pk(t, bin, ws, env, "run", "--", "sh", "-c", `f=$(mktemp) && echo "made $f" && cat "$TMPDIR/host-note"; true`)
+	if code != 0 || !strings.Contains(stdout, "made "+tmpd+"/") || strings.Contains(stdout, "HOST-NOTE") {
+		t.Errorf("mktemp with TMPDIR=%s: exit %d, %q %q; want a file made there and the host's note out of sight", tmpd, code, stdout, stderr)
+	}
+	cwdFile := filepath.Join(tmpd, "claude-1a2b-cwd")
+	line := fmt.Sprintf("eval 'cd /' < /dev/null && pwd -P >| %s", cwdFile)
+	if code, _, stderr := pk(t, bin, ws, env, "--shell-prefix", line); code != 0 {
+		t.Fatalf("picket --shell-prefix: exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(cwdFile); string(got) != "/\n" {
+		t.Errorf("Claude Code's cwd file in TMPDIR holds %q on the host, want the command's pwd", got)
+	}
+}

@@ -256,7 +256,7 @@ func (s *server) show(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := showOf(loaded, s.sandboxStatus())
+	out := showOf(loaded, s.sandboxStatus(), s.c.tempDir(loaded))
 	if m := s.c.sessionMode(r.Session); m != "" {
 		out.Mode = m
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/hook"
 )
 
@@ -49,11 +52,30 @@ func runShellPrefix(c *cli, args []string) int {
 		return exitUnavailable
 	}
 	run := []string{"--cwd", cwd, "--bind-tmp", claudeCwdFiles}
+	if dir := c.claudeTmpDir(); dir != "" {
+		run = append(run, "--bind-tmp", filepath.Join(dir, filepath.Base(claudeCwdFiles)))
+	}
 	if snap := c.claudeSnapshots(); snap != "" {
 		run = append(run, "--read", snap)
 	}
 	c.shellPrefix = true
 	return runRun(c, append(run, "--", "bash", "-c", line))
+}
+
+// claudeTmpDir is where Claude Code writes its cwd files when that is not
+// /tmp: Node's os.tmpdir(), TMPDIR (else TMP, else TEMP) without a
+// trailing slash. It is bound through only where picket takes it as a
+// temp dir (decide.SystemTempDir), else "": a TMPDIR of /etc gets no file
+// made in it, and Claude Code then loses track of the cwd.
+func (c *cli) claudeTmpDir() string {
+	dir := cmp.Or(c.getenv("TMPDIR"), c.getenv("TMP"), c.getenv("TEMP"))
+	if len(dir) > 1 {
+		dir = strings.TrimSuffix(dir, "/")
+	}
+	if dir == "" || dir == "/tmp" || decide.SystemTempDir(dir, c.getenv("HOME"), os.Getuid()).Ignored != "" {
+		return ""
+	}
+	return dir
 }
 
 // isOwnHook reports whether line is exactly the hook command install

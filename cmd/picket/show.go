@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -51,6 +52,8 @@ type showOutput struct {
 	AppliesTo map[string]string `json:"appliesTo"`
 	Sources   map[string]string `json:"sources"`
 	Sandbox   sandbox.Status    `json:"sandbox"`
+	// TempDir is the system temp dir "$TMPDIR" names in the policy.
+	TempDir decide.TempDir `json:"tempDir"`
 	// SandboxNotes say how the shell sandbox applies this policy and what
 	// it leaves to the file tools.
 	SandboxNotes []string `json:"sandboxNotes"`
@@ -75,7 +78,7 @@ func runShow(c *cli, args []string) int {
 		c.errorf("%v", err)
 		return 2
 	}
-	out := showOf(loaded, c.sandboxStatus())
+	out := showOf(loaded, c.sandboxStatus(), c.tempDir(loaded))
 	if *asJSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.stdout, "%s\n", b)
@@ -87,13 +90,19 @@ func runShow(c *cli, args []string) int {
 
 // showOf is what `picket show --json` prints and `picket serve`'s show
 // operation answers.
-func showOf(loaded *decide.Loaded, st sandbox.Status) showOutput {
+func showOf(loaded *decide.Loaded, st sandbox.Status, tmp decide.TempDir) showOutput {
 	spec := loaded.Policy.Spec()
 	return showOutput{
 		Chain: loaded.Chain, Root: spec.Root, Mode: loaded.Policy.Mode(), Policy: loaded.Raw,
 		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec),
-		Sandbox: st, SandboxNotes: sandbox.ShowLines(loaded, st),
+		Sandbox: st, TempDir: tmp, SandboxNotes: sandbox.ShowLines(loaded, st),
 	}
+}
+
+// tempDir is the system temp dir as loaded reads it from $TMPDIR, with
+// the reason when picket did not take $TMPDIR's value.
+func (c *cli) tempDir(loaded *decide.Loaded) decide.TempDir {
+	return decide.SystemTempDir(c.getenv("TMPDIR"), loaded.Env.Home, os.Getuid())
 }
 
 // sandboxStatus probes the shell sandbox as picket run would: bubblewrap
@@ -148,6 +157,7 @@ func printShow(w io.Writer, out showOutput, spec decide.Spec) {
 	}
 	line("workspace root: %s", escape.Field(out.Root))
 	line("mode: %s", out.Mode)
+	line("system temp dir (%s in patterns): %s", decide.TempDirToken, out.TempDir)
 	lists := []struct {
 		name  string
 		rules []decide.Rule

@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,17 @@ type tmpPlace struct {
 func tmpPlaces() []tmpPlace {
 	return []tmpPlace{
 		{name: "tmp", parent: func(t *testing.T, w *world) string { return "/tmp" }},
+		{
+			name: "tmpdir",
+			parent: func(t *testing.T, w *world) string {
+				d := filepath.Join(w.base, "tmpdir")
+				if err := os.MkdirAll(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				return d
+			},
+			env: func(w *world, parent string) []string { return []string{"TMPDIR=" + parent} },
+		},
 	}
 }
 
@@ -58,8 +70,9 @@ func tmpNeighbor(t *testing.T, parent, secret string) string {
 }
 
 // tmpScript is what the model runs in a temp-dir workspace, as tool uses 0
-// to 5: the first four are checkBashFence's, then a cd whose cwd Claude
-// Code must learn from its cwd file, and a read of the neighbor.
+// to 6: the first four are checkBashFence's, then a cd whose cwd Claude
+// Code must learn from its cwd file, a read of the neighbor and a write in
+// the system temp dir.
 func tmpScript(neighbor string) []string {
 	return []string{
 		"cat ~/.ssh/id_rsa",
@@ -68,8 +81,12 @@ func tmpScript(neighbor string) []string {
 		"echo hi > inside.txt",
 		"mkdir -p sub && cd sub && pwd -P",
 		"cat " + neighbor,
+		`echo via-tmpdir > "${TMPDIR:-/tmp}/` + tmpProbe(neighbor) + `"`,
 	}
 }
+
+// tmpProbe is the name of the file the script writes in the temp dir.
+func tmpProbe(neighbor string) string { return "probe-" + filepath.Base(filepath.Dir(neighbor)) }
 
 // checkTmpWorkspace asserts the temp-dir workspace script's results: the
 // fence holds, the command ran in the project and its write landed there,
@@ -89,6 +106,15 @@ func checkTmpWorkspace(t *testing.T, results map[string]toolResult, w *world, pl
 	if pl.name == "tmp" && (strings.Contains(r.text(), note) || !r.IsError) {
 		t.Errorf("cat %s: tool_result = %q (is_error %v), want it out of sight: /tmp is private", neighbor, r.text(), r.IsError)
 	}
+	// The system temp dir is writable; one outside /tmp is the host's, and
+	// /tmp is private.
+	probe := filepath.Join(parent, tmpProbe(neighbor))
+	t.Cleanup(func() { os.Remove(probe) })
+	r = result(6, "write in the temp dir")
+	got, _ := os.ReadFile(probe)
+	if r.IsError || (string(got) == "via-tmpdir\n") != (pl.name == "tmpdir") {
+		t.Errorf("write in the temp dir: tool_result %q (is_error %v), host's %s holds %q; want written, on the host only for a TMPDIR outside /tmp", r.text(), r.IsError, probe, got)
+	}
 }
 
 // TestClaudeCodeBashTmpWorkspace guards against a workspace in a temp dir
@@ -99,12 +125,14 @@ func checkTmpWorkspace(t *testing.T, results map[string]toolResult, w *world, pl
 func TestClaudeCodeBashTmpWorkspace(t *testing.T) {
 	claude := claudeBinary(t)
 	requireBwrap(t)
+	w := newWorld(t) // one picket build for both places
+	env := w.env
 	for _, pl := range tmpPlaces() {
 		t.Run(pl.name, func(t *testing.T) {
-			w := newWorld(t)
 			parent := pl.parent(t, w)
+			w.env = env
 			if pl.env != nil {
-				w.env = append(w.env, pl.env(w, parent)...)
+				w.env = append(slices.Clip(env), pl.env(w, parent)...)
 			}
 			w.moveProject(t, parent)
 			key := "ssh-e2e-" + randomHex(t)
@@ -133,12 +161,14 @@ func TestClaudeCodeBashTmpWorkspace(t *testing.T) {
 func TestPiBashTmpWorkspace(t *testing.T) {
 	pi := piBinary(t)
 	requireSandbox(t)
+	w := newPiWorld(t)
+	env := w.env
 	for _, pl := range tmpPlaces() {
 		t.Run(pl.name, func(t *testing.T) {
-			w := newPiWorld(t)
 			parent := pl.parent(t, w.world)
+			w.env = env
 			if pl.env != nil {
-				w.env = append(w.env, pl.env(w.world, parent)...)
+				w.env = append(slices.Clip(env), pl.env(w.world, parent)...)
 			}
 			w.moveProject(t, parent)
 			key := "ssh-e2e-" + randomHex(t)
