@@ -31,7 +31,7 @@ type Env struct {
 	Home       string
 	ConfigHome string // $XDG_CONFIG_HOME ("" = ~/.config)
 	StateHome  string // $XDG_STATE_HOME ("" = ~/.local/state)
-	ProjectDir string // $CLAUDE_PROJECT_DIR, when set
+	ProjectDir string // the project directory the agent names (Claude Code's $CLAUDE_PROJECT_DIR), when set
 	Executable string // picket's own executable, for the mandatory denies
 	ConfigFile string // --config: skip discovery and use this file
 	// TempDir is the system temp dir, what "$TMPDIR" in a pattern names
@@ -42,6 +42,10 @@ type Env struct {
 	// compile the schema on every call. It must be writable only by the
 	// person (picket's state dir, a mandatory write deny).
 	ValidCache string
+	// Agents are the paths of the agents' own configuration that the
+	// mandatory write denies hold (see [MandatoryInput.Agents]). decide
+	// knows no agent: picket's registry of agents builds this value.
+	Agents []string
 	// Observe, when set, is called with each path whose state the loaded
 	// policy keeps, before picket looks at it: a .git on the way up, every
 	// entry on the way to each policy file looked for or read (through

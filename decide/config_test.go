@@ -12,15 +12,17 @@ import (
 	"time"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/hook/agents"
 )
 
 // env is a resolver environment inside the tree: its own XDG dirs, no
-// CLAUDE_PROJECT_DIR unless a test sets one.
+// project directory unless a test sets one, and the agents' configuration
+// paths as picket's registry gives them to every command.
 func (tr *tree) env(cwd string) decide.Env {
 	return decide.Env{
 		Cwd: tr.path(cwd), Home: tr.home,
 		ConfigHome: tr.path("xdg/config"), StateHome: tr.path("xdg/state"),
-		Executable: tr.path("bin/picket"),
+		Executable: tr.path("bin/picket"), Agents: agents.ConfigPaths(),
 	}
 }
 

@@ -6,9 +6,12 @@ import (
 	"testing"
 )
 
-// TestDependencies keeps decide embeddable: operators link it into servers
-// that have no terminal, so it must not pull in the TUI, the audit log or
-// their libraries.
+// TestDependencies keeps decide embeddable and free of agents: operators
+// link it into servers that have no terminal, so `go list -deps` of it
+// names no terminal, prompt or log package (the TUI, the audit log, the
+// standard log and slog packages, terminal libraries) and none of
+// picket's agent packages: agents reach the mandatory denies as a plain
+// value, Env.Agents.
 func TestDependencies(t *testing.T) {
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
@@ -19,8 +22,9 @@ func TestDependencies(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	banned := []string{
-		"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss", "gopkg.in/natefinch/lumberjack",
-		"github.com/picketdev/picket/tui", "github.com/picketdev/picket/audit",
+		"github.com/charmbracelet", "github.com/muesli/termenv", "github.com/mattn/go-isatty", "golang.org/x/term",
+		"gopkg.in/natefinch/lumberjack", "log", "log/slog",
+		"github.com/picketdev/picket/tui", "github.com/picketdev/picket/audit", "github.com/picketdev/picket/hook", "net/mail",
 	}
 	deps := strings.Fields(string(out))
 	if len(deps) < 10 {

@@ -1,6 +1,9 @@
 package decide
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // MandatoryInput is what the mandatory write denies depend on.
 type MandatoryInput struct {
@@ -11,19 +14,22 @@ type MandatoryInput struct {
 	Executable     string   // picket's own executable
 	PolicyFiles    []string // every file of the resolved chain
 	AllowGitConfig bool
+	// Agents are the coding agents' own configuration, extensions, hooks
+	// and prompt files: what an agent loads as code or prompt text in its
+	// next session. A pattern starting with "~/" is under Home; any other
+	// is relative to Root ("**/.claude/skills" is every .claude/skills in
+	// the project). decide knows no agent: the caller passes them (picket
+	// takes them from its registry of agents, hook/agents.ConfigPaths).
+	Agents []string
 }
 
 // MandatorySource is the Source of every mandatory rule.
 const MandatorySource = "builtin:mandatory"
 
-// NestedClaudeDirs are what Claude Code loads from a subdirectory's
-// .claude as well as from the project's: prompt text and tools of the
-// agent's next sessions.
-var NestedClaudeDirs = []string{"skills", "commands", "agents"}
-
 // MandatoryRules returns the non-overridable write denies: policy files,
-// picket's own state and executable, agent configuration that runs as code
-// or loads as prompt text, git hooks and config, and shell start-up files.
+// picket's own state and executable, the agents' configuration that runs
+// as code or loads as prompt text (in.Agents), git hooks and config, and
+// shell start-up files.
 // No allow rule, grant or mode lifts them.
 func MandatoryRules(in MandatoryInput) []Rule {
 	const src = MandatorySource
@@ -55,30 +61,14 @@ func MandatoryRules(in MandatoryInput) []Rule {
 	if in.Executable != "" {
 		add(lit(in.Executable))
 	}
+	for _, p := range in.Agents {
+		if strings.HasPrefix(p, "~/") {
+			add(p)
+		} else {
+			add(root + "/" + p)
+		}
+	}
 	add(
-		// The glob covers every settings file; the two names Claude Code
-		// reads are listed too, so the shell sandbox, which cannot stop a
-		// file a glob names from being created, protects them while they
-		// do not exist.
-		"~/.claude/settings*.json", root+"/.claude/settings*.json",
-		"~/.claude/settings.json", "~/.claude/settings.local.json",
-		root+"/.claude/settings.json", root+"/.claude/settings.local.json",
-		// Pi loads extensions (code, run in its own unsandboxed process)
-		// and packages named in its settings, global and per project, and
-		// sends everything to the provider its models.json names.
-		"~/.pi/agent/extensions", "~/.pi/agent/skills", "~/.pi/agent/prompts",
-		root+"/.pi/extensions", root+"/.pi/settings.json", "~/.agents/skills",
-		"~/.pi/agent/settings.jso[n]", "~/.pi/agent/models.jso[n]",
-		root+"/.pi/[s]kills", root+"/.pi/[p]rompts",
-		"~/.codex/config.toml", "~/.codex/hooks.json", root+"/.codex",
-		"~/.gemini/settings.json", root+"/.gemini/settings.json",
-		"~/.cursor/hooks.json", root+"/.cursor/hooks.json",
-		"~/.cursor/mcp.jso[n]", root+"/.cursor/mcp.jso[n]",
-		// Installed Claude Code plugins and Gemini CLI extensions carry
-		// hooks and MCP servers: code their agent starts outside any
-		// sandbox.
-		"~/.claude/plugin[s]", "~/.gemini/extension[s]", root+"/.gemini/extension[s]",
-		root+"/.github/hooks", root+"/.mcp.json",
 		root+"/.git/hooks",
 		// Submodules keep their git dir under .git/modules; nested
 		// repositories have their own .git: their hooks run code too.
@@ -93,22 +83,13 @@ func MandatoryRules(in MandatoryInput) []Rule {
 		// A glob: a placeholder directory for a missing ~/.gitconfig made
 		// every git command fail, in the sandbox and on the host.
 		"~/.gitconfi[g]",
-		// Rarer start-up files, git's XDG config, Claude Code's MCP servers
-		// and the user-wide agent prompts, spelled as globs: held wherever
-		// they exist, and by the file tools where they do not, without a
-		// placeholder in home for each during every sandboxed command.
+		// Rarer start-up files and git's XDG config, spelled as globs:
+		// held wherever they exist, and by the file tools where they do
+		// not, without a placeholder in home for each during every
+		// sandboxed command.
 		"~/.zshen[v]", "~/.zlogi[n]", "~/.zlogou[t]", "~/.bash_logi[n]", "~/.bash_logou[t]",
-		"~/.config/fis[h]", "~/.config/git/confi[g]", "~/.claude.jso[n]",
-		"~/.claude/CLAUDE.m[d]", "~/.codex/AGENTS.m[d]", "~/.gemini/GEMINI.m[d]", "~/.pi/agent/AGENTS.m[d]",
+		"~/.config/fis[h]", "~/.config/git/confi[g]",
 	)
-	for _, d := range []string{"commands", "agents", "skills", "hooks"} {
-		add("~/.claude/"+d, root+"/.claude/"+d)
-	}
-	// Claude Code also loads skills, commands and agents from the .claude
-	// of a subdirectory it works in.
-	for _, d := range NestedClaudeDirs {
-		add(root + "/**/.claude/" + d)
-	}
 	if !in.AllowGitConfig {
 		add(root+"/.git/config", root+"/.git/modules/**/config", root+"/**/.git/config",
 			// read too, with extensions.worktreeConfig

@@ -151,7 +151,7 @@ func (r *resolver) build(chain []*source) (*Loaded, error) {
 	spec.Mandatory = MandatoryRules(MandatoryInput{
 		Root: root, Home: env.Home, ConfigDir: env.UserConfigDir(), StateDir: env.StateDir(),
 		AuditPath: auditPath, Executable: env.Executable, PolicyFiles: names,
-		AllowGitConfig: spec.AllowGitConfig,
+		AllowGitConfig: spec.AllowGitConfig, Agents: env.Agents,
 	})
 	p, err := compile(spec, env.observe)
 	if err != nil {
@@ -352,7 +352,6 @@ func EnvFromOS(getenv func(string) string, cwd string) Env {
 	}
 	return Env{
 		Cwd: cwd, Home: home, ConfigHome: getenv("XDG_CONFIG_HOME"), StateHome: getenv("XDG_STATE_HOME"),
-		ProjectDir: getenv("CLAUDE_PROJECT_DIR"), Executable: exe,
-		TempDir: SystemTempDir(getenv("TMPDIR"), home, os.Getuid()).Dir,
+		Executable: exe, TempDir: SystemTempDir(getenv("TMPDIR"), home, os.Getuid()).Dir,
 	}
 }

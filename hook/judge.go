@@ -18,13 +18,22 @@ import (
 )
 
 // Judge decides every path a call touches against p; the first denial
-// wins. targets are what [Targets] read from c: the caller lets a tool
-// picket does not judge pass, and denies a call whose targets cannot be
-// read, before it gets here. An error is the caller's to answer with a
-// deny.
-func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.Decision, err error) {
+// wins. targets are what the agent's Targets read from c: the caller lets
+// a tool picket does not judge pass, and denies a call whose targets
+// cannot be read, before it gets here. An error is the caller's to answer
+// with a deny. [Agent.Judge] also asks the agent's Loads.
+func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (decide.Decision, error) {
+	return judge(p, c, targets, ledger, nil)
+}
+
+// Judge is [Judge] with what the agent loads by itself judged too.
+func (a *Agent) Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (decide.Decision, error) {
+	return judge(p, c, targets, ledger, a.Loads)
+}
+
+func judge(p decide.Policy, c Call, targets []Target, ledger Ledger, loads func(decide.Policy, Call, Target, decide.Decision) (decide.Decision, bool)) (d decide.Decision, err error) {
 	for _, t := range bothReadings(p, c, targets) {
-		d = decide.Check(p, t.Access, t.Path, c.Cwd, t.Size)
+		d = decide.Check(p, t.Access, t.Path, c.Dir(), t.Size)
 		if d.Grantable() && c.Granted != nil && c.Granted(t.Access, d.Resolved) {
 			d = decide.Decide(p, decide.Request{Access: t.Access, Path: d.Path, Resolved: d.Resolved, Size: t.Size, Granted: true})
 		}
@@ -41,18 +50,12 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 				return dd, nil
 			}
 		}
-		// Claude Code loads memory files with reads and writes alike.
-		skip := ""
-		if t.Access == decide.Write {
-			if dd, denied := writtenMemory(p, c, d); denied {
+		if loads != nil {
+			if dd, denied := loads(p, c, t, d); denied {
 				return dd, nil
 			}
-			skip = d.Resolved // judged above as the write leaves it
 		}
-		if dd, denied := loadedMemory(p, c, d, skip); denied {
-			return dd, nil
-		}
-		if t.Access == decide.Write && p.Spec().WriteGuards.ReadBeforeEdit && edits(c) {
+		if t.Access == decide.Write && p.Spec().WriteGuards.ReadBeforeEdit && t.Edit {
 			if dd, denied, err := readBeforeEdit(d, c, ledger, readBeforeEditSource(p)); err != nil || denied {
 				return dd, err
 			}
@@ -68,7 +71,7 @@ func Judge(p decide.Policy, c Call, targets []Target, ledger Ledger) (d decide.D
 func bothReadings(p decide.Policy, c Call, targets []Target) []Target {
 	out := make([]Target, 0, len(targets))
 	for _, t := range targets {
-		if lex, ok := decide.Lexical(t.Path, c.Cwd, p.Spec().Home); ok && (t.Recursive || t.Listing) {
+		if lex, ok := decide.Lexical(t.Path, c.Dir(), p.Spec().Home); ok && (t.Recursive || t.Listing) {
 			l := t
 			l.Path = lex
 			out = append(out, l)
@@ -96,7 +99,7 @@ func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decis
 		links = LinksFollowed
 	}
 	hit, err := FindDenied(p, t.Access, root.Path, root.Resolved, Scan{Filter: t.Filter, Grep: t.FilterBase,
-		Split: t.Split, Plain: t.Plain, Links: links, Cwd: c.Cwd, Granted: c.Granted})
+		Split: t.Split, Plain: t.Plain, Links: links, Cwd: c.Dir(), Granted: c.Granted})
 	if err != nil {
 		d := root
 		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"
@@ -151,7 +154,7 @@ func listsHidden(p decide.Policy, c Call, dir decide.Decision) (decide.Decision,
 		return d, true
 	}
 	for _, n := range names {
-		cd := decide.Check(p, decide.List, filepath.Join(dir.Resolved, n), c.Cwd, -1)
+		cd := decide.Check(p, decide.List, filepath.Join(dir.Resolved, n), c.Dir(), -1)
 		if cd.Allow || !hidden(cd) {
 			continue
 		}
@@ -172,16 +175,6 @@ func hidden(d decide.Decision) bool {
 
 // hiddenReason is decide's reason for a path the policy hides.
 const hiddenReason = "no such file or directory"
-
-// edits reports whether the call changes an existing file's content in
-// place (as opposed to listing or reading).
-func edits(c Call) bool {
-	switch c.Tool {
-	case "Write", "Edit", "MultiEdit", "NotebookEdit", "write", "edit":
-		return true
-	}
-	return false
-}
 
 // readBeforeEdit denies a write to an existing file whose content differs
 // from what the agent last read (or that it never read in this session).

@@ -4,11 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/picketdev/picket/decide"
 )
@@ -45,6 +41,12 @@ type Target struct {
 	// Links is what the recursive tool does with a symlink below Path
 	// (see [LinkMode]); the zero value, followed, is the cautious one.
 	Links LinkMode
+	// Edit marks a write that leaves a file's content changed in place
+	// (a Write, an Edit): the read-before-edit guard applies to it.
+	Edit bool
+	// Seen marks a path whose current content the agent has seen once
+	// the call ran (a read, or its own write): the ledger records it.
+	Seen bool
 }
 
 // Call is one tool call as any agent makes it.
@@ -53,8 +55,13 @@ type Call struct {
 	Session string
 	Turn    string
 	Cwd     string
-	Tool    string
-	Input   map[string]json.RawMessage
+	// Root, when the agent names it apart from Cwd, is the session's
+	// project directory: the policy is the one in force there, and
+	// relative paths resolve against it (an agent that moves its hook's
+	// cwd to a command's working directory). "" means Cwd.
+	Root  string
+	Tool  string
+	Input map[string]json.RawMessage
 	// Granted, when set, reports whether the person granted this access to
 	// this resolved path for the session; a grant lifts boundary and
 	// blocklist denials only.
@@ -69,86 +76,13 @@ type Call struct {
 // fetches): they pass untouched.
 var ErrNotJudged = errors.New("tool is not a file tool")
 
-// ErrUnfenced denies a shell tool picket cannot sandbox: Claude Code runs
-// PowerShell commands itself, not through CLAUDE_CODE_SHELL_PREFIX.
-var ErrUnfenced = errors.New("PowerShell commands run outside picket's shell sandbox (Claude Code does not pass them through its shell prefix); use the Bash tool, whose commands picket fences")
-
-// Targets returns the paths a call touches. A file tool with a missing or
-// mistyped path field is an error: the caller denies it.
-func Targets(c Call) ([]Target, error) {
-	switch c.Agent {
-	case "pi":
-		return piTargets(c)
+// Dir is where the call's policy is looked for and its relative paths
+// resolve: Root when the agent named one, else Cwd.
+func (c Call) Dir() string {
+	if c.Root != "" {
+		return c.Root
 	}
-	return ClaudeTargets(c.Tool, c.Input)
-}
-
-// ClaudeTargets maps a Claude Code tool call to the paths it touches.
-func ClaudeTargets(tool string, in map[string]json.RawMessage) ([]Target, error) {
-	switch tool {
-	case "Read":
-		return one(in, "file_path", decide.Read, false)
-	case "Write":
-		t, err := one(in, "file_path", decide.Write, false)
-		if err == nil {
-			t[0].Size = stringLen(in["content"])
-		}
-		return t, err
-	case "Edit", "MultiEdit":
-		return one(in, "file_path", decide.Write, false)
-	case "NotebookEdit":
-		return one(in, "notebook_path", decide.Write, false)
-	case "LS":
-		return listing(one(in, "path", decide.List, false))
-	case "LSP":
-		// A language server answers about the file named (hover shows a
-		// constant's value): judged as a read of it. A request without
-		// one (a workspace-wide symbol search) is denied.
-		return one(in, "filePath", decide.Read, false)
-	case "PowerShell":
-		return nil, ErrUnfenced
-	case "Grep":
-		t, err := one(in, "path", decide.Read, true)
-		if err != nil {
-			return nil, err
-		}
-		t[0].Recursive, t[0].Root = true, true
-		if t[0].Filter, err = optString(in, "glob"); err != nil {
-			return nil, err
-		}
-		t[0].FilterBase, t[0].Split, t[0].Links = true, true, LinksSkipped
-		if alt := claudeSearchPath(t[0].Path); alt != t[0].Path {
-			a := t[0]
-			a.Path = alt
-			t = append([]Target{a}, t...) // the spelling searched first: its block names what it reaches
-		}
-		return t, nil
-	case "Glob":
-		t, err := globTargets(in, "path", "pattern")
-		if err != nil {
-			return nil, err
-		}
-		if alt := claudeSearchPath(t[0].Path); alt != t[0].Path {
-			a, _ := globTargetsAt(alt, stringField(in, "pattern"))
-			t = append(a, t...)
-		}
-		return t, nil
-	}
-	return nil, ErrNotJudged
-}
-
-// claudeSearchPath is the path Claude Code's Grep and Glob search when
-// handed p. Claude Code trims white space (JavaScript's set) from a file
-// path and brings it to Unicode NFC, but for these two tools only after
-// the hook has run, so the hook sees p as the model wrote it ("sub " or an
-// NBSP-prefixed path) while the search runs on the other spelling. picket
-// judges both. (".." read by text is decide.Lexical's.)
-func claudeSearchPath(p string) string {
-	t := strings.TrimFunc(p, isJSSpace)
-	if t == "" {
-		return "." // Claude Code searches its cwd, as for ""
-	}
-	return norm.NFC.String(t)
+	return c.Cwd
 }
 
 // isJSSpace is JavaScript's WhiteSpace and LineTerminator, what
@@ -159,12 +93,6 @@ func isJSSpace(r rune) bool {
 		return true
 	}
 	return r >= 0x2000 && r <= 0x200a
-}
-
-// stringField is a string field already read once without error.
-func stringField(in map[string]json.RawMessage, field string) string {
-	s, _ := stringOf(in[field])
-	return s
 }
 
 // one reads a single path field. With optional, a missing field means the
@@ -219,70 +147,6 @@ func stringLen(raw json.RawMessage) int64 {
 	return int64(len(s))
 }
 
-// globTargets lists the glob's root, scanned with the whole pattern as its
-// filter (ripgrep, Claude Code's Glob, matches it from its working
-// directory, not joined to the root), and for a pattern climbing out of
-// it ("../../etc/**") the literal directory prefix of the pattern joined
-// to the root, scanned with the rest: ripgrep lists nothing for it, but a
-// tool that reads the pattern against its path reaches there. An absolute
-// pattern is searched where Claude Code cuts it. ripgrep walks each root
-// without following the symlinks below it.
-func globTargets(in map[string]json.RawMessage, pathField, patField string) ([]Target, error) {
-	t, err := one(in, pathField, decide.List, true)
-	if err != nil {
-		return nil, err
-	}
-	raw, ok := in[patField]
-	if !ok || string(raw) == "null" {
-		return nil, fmt.Errorf("tool input has no %s", patField)
-	}
-	pat, err := stringOf(raw)
-	if err != nil {
-		return nil, fmt.Errorf("tool input field %s: %w", patField, err)
-	}
-	return globTargetsAt(t[0].Path, pat)
-}
-
-// globTargetsAt is globTargets for a root and pattern already read.
-func globTargetsAt(root, pat string) ([]Target, error) {
-	if filepath.IsAbs(pat) {
-		t := []Target{{Access: decide.List, Path: root, Size: -1}}
-		// Claude Code cuts an absolute pattern at its first glob character
-		// and searches the directory before the cut, trimmed, for the
-		// rest; a pattern without one is its directory searched for its
-		// base name, which ripgrep matches at any depth.
-		dir, glob := claudeGlobSplit(pat)
-		for _, d := range []string{dir, claudeSearchPath(dir)} {
-			c := Target{Access: decide.List, Path: d, Size: -1, Recursive: true, Filter: glob, Links: LinksSkipped}
-			if !slices.Contains(t, c) {
-				t = append(t, c)
-			}
-		}
-		return t, nil
-	}
-	t := []Target{{Access: decide.List, Path: root, Size: -1, Recursive: true, Root: true, Filter: pat, Links: LinksSkipped}}
-	if prefix, rest := literalPrefix(pat); slices.Contains(strings.Split(prefix, "/"), "..") {
-		t = append(t, Target{Access: decide.List, Path: root + "/" + prefix, Size: -1, Recursive: true, Filter: rest})
-	}
-	return t, nil
-}
-
-// claudeGlobSplit splits an absolute Glob pattern as Claude Code does: at
-// the last slash before the first glob character (or the last slash of a
-// pattern without one) into the directory searched and the glob.
-func claudeGlobSplit(pat string) (dir, glob string) {
-	head := pat
-	if i := strings.IndexAny(pat, "*?[{"); i >= 0 {
-		head = pat[:i]
-	}
-	j := strings.LastIndexByte(head, '/')
-	dir, glob = pat[:j], pat[j+1:]
-	if dir == "" {
-		dir = "/"
-	}
-	return dir, glob
-}
-
 // literalPrefix splits a glob into its leading directories without glob
 // characters and the rest.
 func literalPrefix(pat string) (prefix, rest string) {
@@ -299,3 +163,38 @@ func literalPrefix(pat string) (prefix, rest string) {
 	// No glob character: the whole pattern names one path.
 	return pat, ""
 }
+
+// PathTarget reads the path field of a tool input as one target with
+// access a. With optional, a missing or null field means the call's
+// directory (searches default to it).
+func PathTarget(in map[string]json.RawMessage, field string, a decide.Access, optional bool) ([]Target, error) {
+	return one(in, field, a, optional)
+}
+
+// OptString reads an optional string field; a missing or null one is "".
+func OptString(in map[string]json.RawMessage, field string) (string, error) {
+	return optString(in, field)
+}
+
+// StringField is a string field already read once without error.
+func StringField(in map[string]json.RawMessage, field string) string {
+	s, _ := stringOf(in[field])
+	return s
+}
+
+// StringLen is the length in bytes of a JSON string, -1 when raw is not one.
+func StringLen(raw json.RawMessage) int64 { return stringLen(raw) }
+
+// StringOf decodes a JSON string.
+func StringOf(raw json.RawMessage) (string, error) { return stringOf(raw) }
+
+// Listing marks targets as a directory listing's (see [Target.Listing]).
+func Listing(t []Target, err error) ([]Target, error) { return listing(t, err) }
+
+// IsJSSpace is JavaScript's WhiteSpace and LineTerminator, what
+// String.prototype.trim removes.
+func IsJSSpace(r rune) bool { return isJSSpace(r) }
+
+// LiteralPrefix splits a glob into its leading directories without glob
+// characters and the rest.
+func LiteralPrefix(pat string) (prefix, rest string) { return literalPrefix(pat) }

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/picketdev/picket/decide"
 )
 
 // A kernel sandbox cannot stop a file that only a glob names from being
@@ -67,7 +65,7 @@ func quarantinable(d, name string, gitDir, ownConfig bool) bool {
 		return true
 	case name == ".claude":
 		return true // not a directory: a symlink to skills or commands elsewhere
-	case filepath.Base(d) == ".claude" && slices.Contains(decide.NestedClaudeDirs, name):
+	case filepath.Base(d) == ".claude" && slices.Contains(nestedClaudeDirs, name):
 		return true // the same, one level down
 	case name == "commondir":
 		// Beside HEAD, but not in a worktree's git dir: it makes a git dir
@@ -87,12 +85,18 @@ func quarantinable(d, name string, gitDir, ownConfig bool) bool {
 	return filepath.Base(d) == "hooks" && isGitDir(filepath.Dir(d)) && !strings.HasSuffix(name, ".sample")
 }
 
+// nestedClaudeDirs are what Claude Code loads from a subdirectory's
+// .claude as well as from the project's: prompt text and tools of the
+// agent's next sessions (hook/claude's configuration paths, which the
+// file tools hold; here, what a command leaves there is moved aside).
+var nestedClaudeDirs = []string{"skills", "commands", "agents"}
+
 // claudeLoads reports whether d is in a subdirectory's .claude/skills,
 // commands or agents, which Claude Code loads into its next sessions
 // (mandatory globs for the file tools; the project's and home's own are
 // held by mounts).
 func claudeLoads(d string) bool {
-	for _, sub := range decide.NestedClaudeDirs {
+	for _, sub := range nestedClaudeDirs {
 		if strings.Contains(d+"/", "/.claude/"+sub+"/") {
 			return true
 		}

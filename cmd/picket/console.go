@@ -62,7 +62,7 @@ func runConsole(c *cli, args []string) int {
 			c.errorf("accept: %v", err)
 			return 1
 		}
-		c.serveConsole(ctx, conn, term)
+		serveConsole(c, ctx, conn, term)
 	}
 }
 
@@ -87,7 +87,7 @@ func listenConsole(sock string) (*net.UnixListener, error) {
 }
 
 // serveConsole answers one request. Only the console's own user may ask.
-func (c *cli) serveConsole(ctx context.Context, conn *net.UnixConn, term *os.File) {
+func serveConsole(c *cli, ctx context.Context, conn *net.UnixConn, term *os.File) {
 	defer conn.Close()
 	reply := func(a tui.Answer) {
 		json.NewEncoder(conn).Encode(map[string]tui.Answer{"answer": a})

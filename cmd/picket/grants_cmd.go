@@ -20,7 +20,7 @@ func init() { commands["grants"] = runGrants }
 //	picket grants revoke ACCESS PATH [--session ID]
 func runGrants(c *cli, args []string) int {
 	if len(args) > 0 && args[0] == "revoke" {
-		return c.revokeGrant(args[1:])
+		return revokeGrant(c, args[1:])
 	}
 	fs := flag.NewFlagSet("grants", flag.ContinueOnError)
 	session := fs.String("session", "", "only this session's grants (its id, or 8 or more characters of its start)")
@@ -57,7 +57,7 @@ func runGrants(c *cli, args []string) int {
 	return 0
 }
 
-func (c *cli) revokeGrant(args []string) int {
+func revokeGrant(c *cli, args []string) int {
 	fs := flag.NewFlagSet("grants revoke", flag.ContinueOnError)
 	session := fs.String("session", "", "the session holding the grant: its id or 8 or more characters of its start (default: every session)")
 	pos, code, ok := c.parseFlags(fs, args, true)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/picketdev/picket/hook"
+	"github.com/picketdev/picket/hook/claude"
 )
 
 // hookFence is the project policy of most hook tests: the code template
@@ -89,7 +90,7 @@ func (h *hookProject) event(name, tool string, input any) string {
 	if tool != "" {
 		ev["tool_name"], ev["tool_input"], ev["tool_use_id"] = tool, input, "toolu_01"
 	}
-	if name == hook.EventPostToolUse {
+	if name == claude.EventPostToolUse {
 		ev["tool_response"] = map[string]any{"type": "text"}
 	}
 	b, err := json.Marshal(ev)
@@ -100,7 +101,7 @@ func (h *hookProject) event(name, tool string, input any) string {
 }
 
 func (h *hookProject) pre(tool string, input any) string {
-	return h.event(hook.EventPreToolUse, tool, input)
+	return h.event(claude.EventPreToolUse, tool, input)
 }
 
 // hookAnswer is what one `picket hook` run printed.
@@ -387,7 +388,7 @@ func TestHookHostile(t *testing.T) {
 			}
 			// Not encoding/json into a struct: it matches keys in any case
 			// and would name "Bash" for the Tool_Name case.
-			ev, err := hook.ParseClaude([]byte(payload))
+			ev, err := claude.Parse([]byte(payload))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -744,7 +745,7 @@ func TestHookReadBeforeEdit(t *testing.T) {
 		}
 	}
 	check("edit before any read", h.run(edit), wantBlock)
-	check("post read", h.run(h.event(hook.EventPostToolUse, "Read", map[string]any{"file_path": readme})), wantPass)
+	check("post read", h.run(h.event(claude.EventPostToolUse, "Read", map[string]any{"file_path": readme})), wantPass)
 	check("edit after the read", h.run(edit), wantPass)
 
 	other := *h
@@ -753,12 +754,12 @@ func TestHookReadBeforeEdit(t *testing.T) {
 
 	h.write("README.md", "# changed behind the agent's back\n")
 	check("edit after the file changed", h.run(edit), wantBlock)
-	check("post read again", h.run(h.event(hook.EventPostToolUse, "Read", map[string]any{"file_path": "README.md"})), wantPass)
+	check("post read again", h.run(h.event(claude.EventPostToolUse, "Read", map[string]any{"file_path": "README.md"})), wantPass)
 	check("edit after reading again (relative path)", h.run(edit), wantPass)
 
 	// The agent's own edit is what it has seen.
 	h.write("README.md", "# edited by the agent\n")
-	check("post edit", h.run(h.event(hook.EventPostToolUse, "Edit", map[string]any{"file_path": readme})), wantPass)
+	check("post edit", h.run(h.event(claude.EventPostToolUse, "Edit", map[string]any{"file_path": readme})), wantPass)
 	check("edit after its own edit", h.run(edit), wantPass)
 
 	newFile := h.pre("Write", map[string]any{"file_path": filepath.Join(h.dir, "src", "new.go"), "content": "package main\n"})
@@ -768,7 +769,7 @@ func TestHookReadBeforeEdit(t *testing.T) {
 	if len(ledgers) != 1 {
 		t.Fatalf("ledger files = %v, want one for the session", ledgers)
 	}
-	check("session end", h.run(h.event(hook.EventSessionEnd, "", nil)), wantPass)
+	check("session end", h.run(h.event(claude.EventSessionEnd, "", nil)), wantPass)
 	if _, err := os.Stat(ledgers[0]); !os.IsNotExist(err) {
 		t.Errorf("SessionEnd left the ledger %s (stat: %v)", ledgers[0], err)
 	}
@@ -901,7 +902,7 @@ func hungLedger(t *testing.T) (*hookProject, string) {
 	t.Helper()
 	h := newHookProject(t, `{"extends": "code", "picket": {"writeGuards": {"readBeforeEdit": true}}}`)
 	readme := filepath.Join(h.dir, "README.md")
-	if a := h.run(h.event(hook.EventPostToolUse, "Read", map[string]any{"file_path": readme})); a.code != 0 {
+	if a := h.run(h.event(claude.EventPostToolUse, "Read", map[string]any{"file_path": readme})); a.code != 0 {
 		t.Fatalf("PostToolUse Read: exit %d\n%s", a.code, a.stderr)
 	}
 	locks, _ := filepath.Glob(filepath.Join(h.state, "picket", "ledger", "*.lock"))
@@ -1021,7 +1022,7 @@ func FuzzClaudeHook(f *testing.F) {
 			f.Add(replacer.Replace(tc.payload))
 		}
 	}
-	fixtures, err := os.ReadFile(filepath.Join("..", "..", "hook", "testdata", "claude-code-2.1.328", "events.ndjson"))
+	fixtures, err := os.ReadFile(filepath.Join("..", "..", "hook", "claude", "testdata", "claude-code-2.1.328", "events.ndjson"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -1029,10 +1030,10 @@ func FuzzClaudeHook(f *testing.F) {
 		f.Add(strings.ReplaceAll(line, "/home/dev/project", h.dir))
 	}
 	f.Fuzz(func(t *testing.T, payload string) {
-		ev, perr := hook.ParseClaude([]byte(payload))
+		ev, perr := claude.Parse([]byte(payload))
 		var terr error
 		if perr == nil {
-			_, terr = hook.ClaudeTargets(ev.Tool, ev.Input)
+			_, terr = claude.Targets(ev.Tool, ev.Input)
 		}
 		a := runHookCLI(t, h.env, payload)
 		if a.code != 0 {
@@ -1044,9 +1045,9 @@ func FuzzClaudeHook(f *testing.F) {
 		switch {
 		case perr != nil && !a.deny:
 			t.Fatalf("ParseClaude error %q, but the hook answered %q", perr, a.stdout)
-		case perr == nil && ev.Event == hook.EventPreToolUse && terr != nil && !errors.Is(terr, hook.ErrNotJudged) && !a.deny:
+		case perr == nil && ev.Event == claude.EventPreToolUse && terr != nil && !errors.Is(terr, hook.ErrNotJudged) && !a.deny:
 			t.Fatalf("%s input does not map (%v), but the hook answered %q", ev.Tool, terr, a.stdout)
-		case perr == nil && ev.Event == hook.EventPreToolUse && errors.Is(terr, hook.ErrNotJudged) && a.stdout != "":
+		case perr == nil && ev.Event == claude.EventPreToolUse && errors.Is(terr, hook.ErrNotJudged) && a.stdout != "":
 			t.Fatalf("%s is not judged, but the hook answered %q", ev.Tool, a.stdout)
 		}
 	})

@@ -64,6 +64,9 @@ func TestInstallPiProject(t *testing.T) {
 	}
 	sub := filepath.Join(root, "a", "b")
 	os.MkdirAll(sub, 0o755)
+	// The person's own .pi/extensions, which uninstall must leave; what
+	// install itself creates goes again (the agents' contract test).
+	os.MkdirAll(filepath.Join(root, ".pi", "extensions"), 0o755)
 	t.Chdir(sub)
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/lint"
 	"github.com/picketdev/picket/sandbox"
@@ -84,4 +85,30 @@ func noteLine(n sandbox.Note) string {
 		what += " " + escape.Field(n.Pattern)
 	}
 	return escape.Text(fmt.Sprintf("%s: note: %s: %s [%s]", escape.Field(where), what, n.Msg, noteKind(n)))
+}
+
+// lintResult is picket serve's lint answer: the warnings and, as notes,
+// what the shell sandbox cannot enforce, as picket lint prints them.
+func lintResult(loaded *decide.Loaded) any {
+	type warning struct {
+		lint.Warning
+		Text string `json:"text"`
+	}
+	ws := []warning{}
+	for _, w := range lint.Run(loaded) {
+		ws = append(ws, warning{w, w.String()})
+	}
+	type note struct {
+		Kind string `json:"kind"`
+		sandbox.Note
+		Text string `json:"text"`
+	}
+	notes := []note{}
+	for _, n := range sandbox.FileToolsOnly(loaded) {
+		notes = append(notes, note{noteKind(n), n, noteLine(n)})
+	}
+	return struct {
+		Warnings []warning `json:"warnings"`
+		Notes    []note    `json:"notes"`
+	}{ws, notes}
 }

@@ -54,11 +54,11 @@ type logOptions struct {
 }
 
 func runLogContext(ctx context.Context, c *cli, args []string) int {
-	o, code, ok := c.parseLogArgs(args, time.Now())
+	o, code, ok := parseLogArgs(c, args, time.Now())
 	if !ok {
 		return code
 	}
-	color := c.logColor()
+	color := logColor(c)
 	show := func(r audit.Record) error {
 		var err error
 		if o.json {
@@ -103,7 +103,7 @@ func runLogContext(ctx context.Context, c *cli, args []string) int {
 
 // parseLogArgs accepts flags before and after N. When ok is false, picket
 // log exits with code.
-func (c *cli) parseLogArgs(args []string, now time.Time) (o logOptions, code int, ok bool) {
+func parseLogArgs(c *cli, args []string, now time.Time) (o logOptions, code int, ok bool) {
 	o = logOptions{n: 20}
 	fs := flag.NewFlagSet("log", flag.ContinueOnError)
 	fs.BoolVar(&o.follow, "f", false, "")
@@ -167,7 +167,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 // logColor colours only a terminal, and never with NO_COLOR set
 // (https://no-color.org) or TERM=dumb.
-func (c *cli) logColor() bool {
+func logColor(c *cli) bool {
 	if c.getenv("NO_COLOR") != "" || c.getenv("TERM") == "dumb" {
 		return false
 	}
@@ -182,5 +182,5 @@ func auditPath(c *cli) string {
 	if err != nil {
 		loaded = nil
 	}
-	return c.auditFile(loaded)
+	return c.auditLog().File(loaded)
 }

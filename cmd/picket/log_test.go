@@ -180,11 +180,11 @@ func TestLogColor(t *testing.T) {
 	}
 	defer tty.Close()
 	c := &cli{env: []string{"TERM=xterm"}, stdout: tty}
-	if !c.logColor() {
+	if !logColor(c) {
 		t.Error("logColor on a terminal = false, want true")
 	}
 	c.env = append(c.env, "NO_COLOR=1")
-	if c.logColor() {
+	if logColor(c) {
 		t.Error("logColor with NO_COLOR = true, want false")
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/picketdev/picket/hook/agents"
 )
 
 func main() {
@@ -85,10 +87,14 @@ func commandUsage(name string) string {
 		return logUsage
 	case "serve":
 		return serveUsage
-	case "install claude", "uninstall claude":
+	}
+	if verb, agent, ok := strings.Cut(name, " "); ok && (verb == "install" || verb == "uninstall") {
+		if a := agents.Lookup(agent); a != nil {
+			return a.InstallHelp
+		}
+	}
+	if name == "install" || name == "uninstall" {
 		return installUsage
-	case "install pi", "uninstall pi":
-		return installPiUsage
 	}
 	name, _, _ = strings.Cut(name, " ") // "grants revoke" is a grants line
 	var b strings.Builder

@@ -1,17 +1,20 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/picketdev/picket/decide"
-	"github.com/picketdev/picket/sandbox"
+	"github.com/picketdev/picket/grants"
+	"github.com/picketdev/picket/hook"
+	"github.com/picketdev/picket/hook/agents"
 )
 
 // policyEnv builds the resolver's environment from the CLI's, with cwd and
-// --config applied.
+// --config applied. It is the one place picket builds a decide.Env: the
+// agents' configuration paths (the mandatory write denies) and project
+// directory come from the registry here, for check, hook, serve and run
+// alike.
 func (c *cli) policyEnv(cwd, config string) (decide.Env, error) {
 	if cwd == "" {
 		if pwd := c.getenv("PWD"); filepath.IsAbs(pwd) {
@@ -32,6 +35,8 @@ func (c *cli) policyEnv(cwd, config string) (decide.Env, error) {
 		cwd = abs
 	}
 	env := decide.EnvFromOS(c.getenv, cwd)
+	env.ProjectDir = agents.ProjectDir(c.getenv)
+	env.Agents = agents.ConfigPaths()
 	env.ConfigFile = config
 	env.ValidCache = filepath.Join(env.StateDir(), "valid")
 	return env, nil
@@ -41,63 +46,44 @@ func (c *cli) policyEnv(cwd, config string) (decide.Env, error) {
 // directory) and --config, validating every file of the chain. It refuses
 // a chain with a file a sandboxed command may have written.
 func (c *cli) loadPolicy(cwd, config string) (*decide.Loaded, error) {
-	return c.loadPolicyObserved(cwd, config, nil)
+	return c.loadObserved(cwd, config, nil)
 }
 
-// loadPolicyObserved is loadPolicy telling observe of every path the
-// loaded policy depends on (see [decide.Env.Observe]), for a cache.
-func (c *cli) loadPolicyObserved(cwd, config string, observe func(string)) (*decide.Loaded, error) {
+// loadObserved is loadPolicy telling observe of every path the loaded
+// policy depends on (see [decide.Env.Observe]), for a cache.
+func (c *cli) loadObserved(cwd, config string, observe func(string)) (*decide.Loaded, error) {
 	env, err := c.policyEnv(cwd, config)
 	if err != nil {
 		return nil, err
 	}
 	env.Observe = observe
-	loaded, err := decide.Load(env)
-	if err != nil {
-		return nil, err
-	}
-	if f := sandboxWritten(loaded); f != "" {
-		return nil, &sandboxWrittenError{file: f}
-	}
-	return loaded, nil
+	return hook.LoadPolicy(env)
 }
 
-// sandboxWrittenError is a policy chain holding a file a sandboxed command
-// may have written.
-type sandboxWrittenError struct{ file string }
-
-func (e *sandboxWrittenError) Error() string {
-	return fmt.Sprintf("%s changed while a sandboxed command ran, so the command may have written it, and picket takes no policy from it; if you wrote it, run 'touch %s' once no sandboxed command runs", e.file, e.file)
+func (c *cli) stateDir() string {
+	return decide.Env{Home: c.home(), StateHome: c.getenv("XDG_STATE_HOME")}.StateDir()
 }
 
-// sandboxWritten returns the first file of l's chain that changed while a
-// sandboxed command ran (see sandbox.ChangedDuringSandbox), or "". Every
-// file is asked, the project's own too: which directory is the project is
-// the command's to change (a .git file makes any directory a git top).
-// Not asked: the user's fence config (every sandbox mounts its directory
-// read-only) and a chain named with --config (the caller chose it). A
-// persisted grant or picket init, written while a command runs, is
-// recorded as picket's own (sandbox.TrustWrite).
-func sandboxWritten(l *decide.Loaded) string {
-	if l.Env.ConfigFile != "" {
-		return ""
+// home is $HOME, or the user's home when it is unset.
+func (c *cli) home() string {
+	if h := c.getenv("HOME"); h != "" {
+		return h
 	}
-	for _, f := range l.Chain {
-		if strings.HasPrefix(f, "builtin:") || sameDir(filepath.Dir(f), l.Env.UserConfigDir()) {
-			continue
-		}
-		if sandbox.ChangedDuringSandbox(l.Env.StateDir(), f) {
-			return f
-		}
-	}
-	return ""
+	h, _ := os.UserHomeDir()
+	return h
 }
 
-func sameDir(a, b string) bool {
-	if a == b {
-		return true
+// grantStore is the session grant store in picket's state dir. A session
+// file it does not trust is ignored, with a warning: the call is judged as
+// if the session held no grant.
+func (c *cli) grantStore() grants.Store {
+	return grants.Store{
+		Dir:  grants.DefaultDir(c.getenv("HOME"), c.getenv("XDG_STATE_HOME")),
+		Warn: func(err error) { c.warnf("ignoring session grants: %v", err) },
 	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// auditLog is the audit sink of this process.
+func (c *cli) auditLog() hook.AuditLog {
+	return hook.AuditLog{Home: c.home(), StateHome: c.getenv("XDG_STATE_HOME"), Warn: c.warnf}
 }

@@ -3,22 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/picketdev/picket/tui"
 )
 
 func init() { commands["prompt"] = runPrompt }
-
-// maxPromptRequest bounds the request JSON read from a file or stdin.
-const maxPromptRequest = 1 << 20
 
 // runPrompt asks the person at the terminal about one blocked request and
 // writes {"answer":"..."} to --answer FILE or stdout. The person is asked on
@@ -40,8 +34,8 @@ func runPrompt(c *cli, args []string) int {
 		c.hintf("picket prompt [--request FILE] [--answer FILE] [--tty PATH]")
 		return 2
 	}
-	a := c.askPerson(*request, *tty)
-	if err := c.writePromptAnswer(*answer, a); err != nil {
+	a := askPerson(c, *request, *tty)
+	if err := writePromptAnswer(c, *answer, a); err != nil {
 		c.errorf("%v", err)
 		return 2
 	}
@@ -49,8 +43,8 @@ func runPrompt(c *cli, args []string) int {
 }
 
 // askPerson runs the prompt and returns its answer; every failure is a deny.
-func (c *cli) askPerson(requestFile, ttyPath string) tui.Answer {
-	r, err := c.readPromptRequest(requestFile)
+func askPerson(c *cli, requestFile, ttyPath string) tui.Answer {
+	r, err := readPromptRequest(c, requestFile)
 	if err != nil {
 		c.errorf("%v; answering deny", err)
 		return tui.AnswerDeny
@@ -65,49 +59,33 @@ func (c *cli) askPerson(requestFile, ttyPath string) tui.Answer {
 	// rather than die without one.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	a, err := tui.Run(ctx, r, tty, tty, tui.Options{NoColor: c.promptNoColor()})
+	a, err := tui.Run(ctx, r, tty, tty, tui.Options{NoColor: promptNoColor(c)})
 	if err != nil {
 		c.warnf("%v; answering %s", err, a)
 	}
 	return a
 }
 
-func (c *cli) readPromptRequest(file string) (tui.Request, error) {
-	var in io.Reader = c.stdin
-	name := "stdin"
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return tui.Request{}, fmt.Errorf("failed to read the prompt request: %w", err)
-		}
-		defer f.Close()
-		in, name = f, file
+func readPromptRequest(c *cli, file string) (tui.Request, error) {
+	if file == "" {
+		return tui.ReadRequest(c.stdin, "stdin")
 	}
-	data, err := io.ReadAll(io.LimitReader(in, maxPromptRequest+1))
+	f, err := os.Open(file)
 	if err != nil {
-		return tui.Request{}, fmt.Errorf("failed to read the prompt request from %s: %w", name, err)
+		return tui.Request{}, fmt.Errorf("failed to read the prompt request: %w", err)
 	}
-	if len(data) > maxPromptRequest {
-		return tui.Request{}, fmt.Errorf("prompt request in %s is larger than %d bytes", name, maxPromptRequest)
-	}
-	var r tui.Request
-	if err := json.Unmarshal(data, &r); err != nil {
-		return tui.Request{}, fmt.Errorf("failed to parse the prompt request in %s: %w", name, err)
-	}
-	if r.Path == "" && r.Resolved == "" && len(r.Batch) == 0 {
-		return tui.Request{}, errors.New("prompt request names no path")
-	}
-	return r, nil
+	defer f.Close()
+	return tui.ReadRequest(f, file)
 }
 
 // promptNoColor follows https://no-color.org and TERM=dumb.
-func (c *cli) promptNoColor() bool {
+func promptNoColor(c *cli) bool {
 	return c.getenv("NO_COLOR") != "" || c.getenv("TERM") == "dumb"
 }
 
 // writePromptAnswer writes {"answer":"..."} to file, atomically so a reader
 // never sees half an answer, or to stdout when file is empty.
-func (c *cli) writePromptAnswer(file string, a tui.Answer) error {
+func writePromptAnswer(c *cli, file string, a tui.Answer) error {
 	line, err := json.Marshal(struct {
 		Answer tui.Answer `json:"answer"`
 	}{a})
@@ -119,29 +97,5 @@ func (c *cli) writePromptAnswer(file string, a tui.Answer) error {
 		_, err := c.stdout.Write(line)
 		return err
 	}
-	return writePromptAnswerFile(file, line)
-}
-
-// writePromptAnswerFile writes data to a temporary file beside path and
-// renames it into place.
-func writePromptAnswerFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("failed to write the answer: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("failed to write the answer: %w", err)
-	}
-	return nil
+	return tui.WriteAnswerFile(file, line)
 }

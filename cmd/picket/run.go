@@ -4,11 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
-	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/escape"
 )
 
@@ -20,28 +17,9 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 
-	// noPrompt makes the hook headless (--headless): every block is final.
-	noPrompt bool
-	// extend, when set, moves the hook's internal deadline: a person
-	// answering a prompt needs longer than a decision does.
-	extend func(time.Duration)
-	// modes, when set, returns a session's own mode (picket serve keeps
-	// them; one session switching mode never changes another's).
-	modes func(session string) decide.Mode
-	// interrupted, set by the hook (which ignores hookSignals except while
-	// a prompt is on screen, see promptContext), takes a signal that came
-	// during a prompt: the hook then denies at once.
-	interrupted chan<- os.Signal
 	// shellPrefix marks a run for Claude Code's CLAUDE_CODE_SHELL_PREFIX,
 	// where no one can add --unsandboxed.
 	shellPrefix bool
-}
-
-// extendDeadline gives the running hook d more time from now.
-func (c *cli) extendDeadline(d time.Duration) {
-	if c.extend != nil {
-		c.extend(d)
-	}
 }
 
 // getenv returns the last value of key in c.env, as os.Getenv would.

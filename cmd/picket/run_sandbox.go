@@ -3,19 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
-	"os"
-	"os/exec"
-	"os/signal"
-	"path"
-	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
-	"github.com/picketdev/picket/escape"
+	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/sandbox"
+	"github.com/picketdev/picket/shell"
 )
 
 func init() { commands["run"] = runRun }
@@ -23,11 +17,6 @@ func init() { commands["run"] = runRun }
 // exitUnavailable is picket run's status when it refuses to run the
 // command (no sandbox, broken policy): nothing ran, as a shell's 126.
 const exitUnavailable = 126
-
-// probeEnv names a command run instead of picket's user-namespace probe;
-// tests set it to simulate a machine without user namespaces. It can only
-// make picket refuse: bubblewrap still has to create the sandbox.
-const probeEnv = "PICKET_SANDBOX_PROBE"
 
 // stringList is a repeatable flag.
 type stringList []string
@@ -78,11 +67,11 @@ func runRun(c *cli, args []string) int {
 	if *agent == "" && c.shellPrefix {
 		*agent = "claude"
 	}
-	c.recoverQuarantine()
+	recoverQuarantine(c)
 	loaded, err := c.loadPolicy(*cwd, *config)
 	if err != nil {
 		c.errorf("%v", err)
-		var sw *sandboxWrittenError
+		var sw *hook.SandboxWrittenError
 		if errors.As(err, &sw) {
 			c.hintf("nothing ran")
 		} else {
@@ -95,21 +84,22 @@ func runRun(c *cli, args []string) int {
 		loaded.Policy = loaded.Policy.WithMode(decide.Mode(*mode))
 	}
 	dir := loaded.Env.Cwd
-	env := stripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
+	env := shell.StripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
+	r := shellRunner(c)
 	if *unsandboxed {
 		c.warnf("--unsandboxed: the command runs without the shell sandbox; the policy does not hold for it")
 		// Logged before it starts, so a picket killed meanwhile still leaves
 		// a trace, and again with its exit status; runPlain passes signals
 		// on, so picket outlives it.
-		line := audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: commandLine(cmd), Cwd: dir,
+		line := audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: shell.CommandLine(cmd), Cwd: dir,
 			Reason: "--unsandboxed: the command starts without the shell sandbox"}
-		c.audit(loaded, line)
-		code := c.runPlain(cmd, dir, env)
+		c.auditLog().Append(loaded, line)
+		code := r.Plain(cmd, dir, env)
 		line.Exit, line.Reason = &code, "--unsandboxed: the command ran without the shell sandbox"
-		c.audit(loaded, line)
+		c.auditLog().Append(loaded, line)
 		return code
 	}
-	code, err := c.runSandboxed(loaded, cmd, env, bindTmp, extraRead, *session, *agent)
+	code, err := r.Sandboxed(loaded, cmd, env, bindTmp, extraRead, *session, *agent)
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) {
 		c.errorf("cannot sandbox the command, so it did not run: %v", ue)
@@ -125,116 +115,18 @@ func runRun(c *cli, args []string) int {
 		return exitUnavailable
 	}
 	if loaded.Settings.Audit.LogCommands {
-		c.audit(loaded, audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: commandLine(cmd), Cwd: dir, Exit: &code})
+		c.auditLog().Append(loaded, audit.Entry{Session: *session, Agent: *agent, Decision: "run", Command: shell.CommandLine(cmd), Cwd: dir, Exit: &code})
 	}
 	return code
 }
 
-func (c *cli) runSandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, extraRead []string, session, agent string) (int, error) {
-	bwrap := sandbox.FindBwrap(c.getenv("PATH"))
-	if bwrap == "" {
-		return 0, &sandbox.UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
-	}
-	if probe := c.getenv(probeEnv); probe != "" && !sandbox.Probe(c.getenv("PATH"), probe).UserNS {
-		return 0, &sandbox.UnavailableError{What: "user namespaces are disabled (the probe failed)", Userns: true}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return 0, err
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	state := loaded.Env.StateDir()
-	plan, err := sandbox.NewPlan(loaded, sandbox.Options{
-		Exe: exe, EmptyFile: filepath.Join(state, "sandbox", "hidden"),
-		BindTmp: bindTmp, ExtraRead: extraRead, Command: cmd, CacheDir: filepath.Join(state, "sandbox"),
-	})
-	if err != nil {
-		return 0, err
-	}
-	// Once per walk: a reused walk would repeat it on every command, and
-	// everything on stderr lands in the agent's tool result.
-	if x := plan.Expansion; x.Truncated && !x.Cached {
-		c.warnf("pattern expansion stopped after %d entries (depth %d): files beyond are fenced for the file tools only", x.Entries, x.MaxDepth)
-	}
-	return sandbox.Run(plan, sandbox.Runner{
-		Bwrap: bwrap, Env: env, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, StateDir: state,
-		Quarantined: func(q sandbox.Quarantined) {
-			e := quarantineEntry(q)
-			e.Session, e.Agent, e.Command, e.Cwd = session, agent, commandLine(cmd), plan.Cwd
-			c.audit(loaded, e)
-		},
-	}, cmd)
+// shell runs commands for this process.
+func shellRunner(c *cli) shell.Runner {
+	return shell.Runner{Getenv: c.getenv, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Warn: c.warnf, Audit: c.auditLog().Append}
 }
 
-// runPlain runs cmd without a sandbox (--unsandboxed), passing signals on.
-func (c *cli) runPlain(cmd []string, dir string, env []string) int {
-	p := exec.Command(cmd[0], cmd[1:]...)
-	p.Dir, p.Env, p.Stdin, p.Stdout, p.Stderr = dir, env, c.stdin, c.stdout, c.stderr
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	if err := p.Start(); err != nil {
-		c.errorf("%v", err)
-		return 127
-	}
-	go func() {
-		for s := range sigs {
-			p.Process.Signal(s)
-		}
-	}()
-	p.Wait()
-	if ws, ok := p.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return p.ProcessState.ExitCode()
-}
-
-// stripEnv drops the variables whose names match one of patterns ("AWS_*").
-func stripEnv(env, patterns []string) []string {
-	var out []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		drop := false
-		for _, p := range patterns {
-			if ok, _ := path.Match(p, name); ok {
-				drop = true
-				break
-			}
-		}
-		if !drop {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-// commandLine is the command as one audit field.
-func commandLine(cmd []string) string {
-	parts := make([]string, len(cmd))
-	for i, a := range cmd {
-		parts[i] = escape.Field(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-// recoverQuarantine does the policy-file checks that picket runs which
-// died first left pending (see sandbox.RecoverQuarantine). It runs before
-// any policy is read: one of those files could be the policy.
-func (c *cli) recoverQuarantine() {
-	sandbox.RecoverQuarantine(c.stateDir(), func(q sandbox.Quarantined) {
-		sandbox.ReportQuarantined(c.stderr, q)
-		c.audit(nil, quarantineEntry(q))
-	})
-}
-
-// quarantineEntry is the audit line for a policy file a command created.
-func quarantineEntry(q sandbox.Quarantined) audit.Entry {
-	reason := "the command created a file only the person may create (a policy file, or a git config, hook or gitfile); moved to " + q.MovedTo
-	if q.Err != nil {
-		reason = fmt.Sprintf("the command created a file only the person may create, and picket could not move it aside: %v", q.Err)
-	}
-	return audit.Entry{Decision: "block", Tool: "run", Access: "write", Path: q.Path, Resolved: q.Path,
-		Layer: string(decide.LayerMandatory), Rule: decide.RuleMandatory, Reason: reason}
+// recoverQuarantine does the checks that picket runs which died first left
+// pending (see shell.RecoverQuarantine), before any policy is read.
+func recoverQuarantine(c *cli) {
+	shell.RecoverQuarantine(c.stateDir(), c.stderr, c.auditLog().Append)
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/picketdev/picket/sandbox"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ func TestRunRefuses(t *testing.T) {
 		want []string
 	}{
 		{"no-bwrap", []string{"PATH=/nonexistent"}, cmd, []string{"bubblewrap", "apt-get install bubblewrap", "did not run", "--unsandboxed"}},
-		{"no-userns", []string{probeEnv + "=exit 1"}, cmd, []string{"user namespaces", "did not run"}},
+		{"no-userns", []string{sandbox.ProbeEnv + "=exit 1"}, cmd, []string{"user namespaces", "did not run"}},
 		{"prefix-no-bwrap", []string{"PATH=/nonexistent"}, prefix, []string{"apt-get install bubblewrap", "did not run", "picket uninstall claude"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -107,9 +107,9 @@ func TestServeHookAgree(t *testing.T) {
 	if err := os.Symlink(filepath.Dir(key), filepath.Join(h.dir, "keys")); err != nil {
 		t.Fatal(err)
 	}
-	calls := fixtureCalls(t, filepath.Join("..", "..", "hook", "testdata", "pi-0.73.1", "extension-events.ndjson"), "/home/dev/project", h.dir)
+	calls := fixtureCalls(t, filepath.Join("..", "..", "hook", "pi", "testdata", "pi-0.73.1", "extension-events.ndjson"), "/home/dev/project", h.dir)
 	nPi := len(calls)
-	calls = append(calls, fixtureCalls(t, filepath.Join("..", "..", "hook", "testdata", "claude-code-2.1.328", "events.ndjson"), "/home/dev/project", h.dir)...)
+	calls = append(calls, fixtureCalls(t, filepath.Join("..", "..", "hook", "claude", "testdata", "claude-code-2.1.328", "events.ndjson"), "/home/dev/project", h.dir)...)
 	if nPi < 4 || len(calls) < nPi+6 {
 		t.Fatalf("fixtures hold %d Pi and %d Claude Code tool calls, want the recorded ones", nPi, len(calls)-nPi)
 	}

@@ -14,15 +14,15 @@ import (
 // the pipe: the sidecar's own cost per decision.
 func BenchmarkServeDecide(b *testing.B) {
 	h := newHookProject(b, hookFence)
-	s := newServer(&cli{env: h.env, stderr: &lockedBuffer{}}, "pi")
+	s := newSidecar(&cli{env: h.env, stderr: &lockedBuffer{}}, "pi")
 	line := []byte(fmt.Sprintf(`{"id":1,"op":"decide","session":"bench","turn":0,"cwd":%q,"tool":"read","input":{"path":"README.md"}}`, h.dir))
-	if out := string(s.answer(line)); !strings.Contains(out, `"allow":true`) {
+	if out := string(s.Answer(line)); !strings.Contains(out, `"allow":true`) {
 		b.Fatalf("answer = %s, want an allow", out)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s.answer(line)
+		s.Answer(line)
 	}
 }
 

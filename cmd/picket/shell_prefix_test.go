@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
+	"github.com/picketdev/picket/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/picketdev/picket/hook"
+	"github.com/picketdev/picket/hook/claude"
 )
 
 // shellPrefixWorld is a workspace with a fake ~/.ssh key and the picket
@@ -93,7 +94,7 @@ func TestShellPrefixBashLine(t *testing.T) {
 func TestShellPrefixOwnHook(t *testing.T) {
 	requireBwrap(t)
 	w := newShellPrefixWorld(t)
-	own := hook.ClaudeHookCommand(w.bin)
+	own := claude.HookCommand(w.bin)
 	event := `{"session_id":"s1","cwd":"` + w.ws + `","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"` + w.ws + `/.env"},"tool_use_id":"t1"}`
 	audit := filepath.Join(w.home, ".local", "state", "picket", "audit.log")
 
@@ -122,7 +123,7 @@ func TestShellPrefixOwnHook(t *testing.T) {
 func TestShellPrefixNoSandbox(t *testing.T) {
 	requireBwrap(t)
 	w := newShellPrefixWorld(t)
-	noUserns := probeEnv + "=false"
+	noUserns := sandbox.ProbeEnv + "=false"
 	marker := filepath.Join(w.ws, "ran")
 	code, _, errb := w.prefix(t, "touch "+marker, "", noUserns)
 	if code != exitUnavailable || !strings.Contains(errb, "did not run") {
@@ -132,7 +133,7 @@ func TestShellPrefixNoSandbox(t *testing.T) {
 		t.Errorf("Bash line without a sandbox ran unfenced: %s exists", marker)
 	}
 	event := `{"session_id":"s1","cwd":"` + w.ws + `","hook_event_name":"SessionStart","source":"startup"}`
-	if code, _, errb := w.prefix(t, hook.ClaudeHookCommand(w.bin), event, noUserns, "CLAUDE_PROJECT_DIR="+w.ws); code != 0 {
+	if code, _, errb := w.prefix(t, claude.HookCommand(w.bin), event, noUserns, "CLAUDE_PROJECT_DIR="+w.ws); code != 0 {
 		t.Errorf("own hook without a sandbox: exit %d, stderr %q; want 0", code, errb)
 	}
 }
@@ -163,7 +164,7 @@ func TestInstallClaudeShellPrefix(t *testing.T) {
 	if r := runInstallCLI(env, "install", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {
 		t.Fatalf("install: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if b, _ := os.ReadFile(path); !strings.Contains(string(b), hook.ClaudeShellPrefix("/opt/picket/picket")) {
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), claude.ShellPrefix("/opt/picket/picket")) {
 		t.Errorf("install wrote no shell prefix:\n%s", b)
 	}
 	if r := runInstallCLI(env, "uninstall", "claude", "--exe", "/opt/picket/picket"); r.code != 0 {

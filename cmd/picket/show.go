@@ -78,7 +78,7 @@ func runShow(c *cli, args []string) int {
 		c.errorf("%v", err)
 		return 2
 	}
-	out := showOf(loaded, c.sandboxStatus(), c.tempDir(loaded))
+	out := showOf(loaded, sandboxStatus(c), tempDir(c, loaded))
 	if *asJSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.stdout, "%s\n", b)
@@ -101,14 +101,14 @@ func showOf(loaded *decide.Loaded, st sandbox.Status, tmp decide.TempDir) showOu
 
 // tempDir is the system temp dir as loaded reads it from $TMPDIR, with
 // the reason when picket did not take $TMPDIR's value.
-func (c *cli) tempDir(loaded *decide.Loaded) decide.TempDir {
+func tempDir(c *cli, loaded *decide.Loaded) decide.TempDir {
 	return decide.SystemTempDir(c.getenv("TMPDIR"), loaded.Env.Home, os.Getuid())
 }
 
 // sandboxStatus probes the shell sandbox as picket run would: bubblewrap
 // in this PATH, and the user-namespace probe (or its override).
-func (c *cli) sandboxStatus() sandbox.Status {
-	return sandbox.Probe(c.getenv("PATH"), c.getenv(probeEnv))
+func sandboxStatus(c *cli) sandbox.Status {
+	return sandbox.Probe(c.getenv("PATH"), c.getenv(sandbox.ProbeEnv))
 }
 
 func fieldSources(spec decide.Spec) map[string]string {

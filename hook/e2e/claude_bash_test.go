@@ -30,7 +30,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/picketdev/picket/hook"
+	claudeagent "github.com/picketdev/picket/hook/claude"
 )
 
 // requireBwrap skips without bubblewrap, unless PICKET_E2E=1 says the
@@ -60,7 +60,7 @@ func TestClaudeCodeBash(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".ssh", "id_rsa"), key+"\n")
 	secret := "hunter2-e2e-" + randomHex(t)
 	writeFile(t, filepath.Join(project, ".env"), "SECRET_VALUE="+secret+"\n")
-	if settings := w.installClaude(t); !bytes.Contains(settings, []byte(`"CLAUDE_CODE_SHELL_PREFIX": "`+hook.ClaudeShellPrefix(picket)+`"`)) {
+	if settings := w.installClaude(t); !bytes.Contains(settings, []byte(`"CLAUDE_CODE_SHELL_PREFIX": "`+claudeagent.ShellPrefix(picket)+`"`)) {
 		t.Fatalf("picket install claude --project set no shell prefix for %s:\n%s", picket, settings)
 	}
 

@@ -60,7 +60,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/picketdev/picket/hook"
+	claudeagent "github.com/picketdev/picket/hook/claude"
 )
 
 // repoRoot is the module root, two levels above this package.
@@ -439,9 +439,9 @@ func TestClaudeCodeDenyRules(t *testing.T) {
 			// No hook command that could block: only the deny rules act.
 			// picket's own dirs as install finds them: the fence config
 			// under home ("~/" rules), the state dir outside it ("//" rules).
-			own := hook.ClaudeOwnPaths{Home: home, ConfigDir: filepath.Join(home, ".config", "fence"), StateDir: filepath.Join(base, "state", "picket")}
-			opts := hook.ClaudeInstall{Command: "true", User: user, Own: own}
-			if _, err := hook.UpdateClaudeSettings(settingsPath, func(b []byte) ([]byte, error) { return hook.InstallClaude(b, opts) }); err != nil {
+			own := claudeagent.OwnPaths{Home: home, ConfigDir: filepath.Join(home, ".config", "fence"), StateDir: filepath.Join(base, "state", "picket")}
+			opts := claudeagent.Wiring{Command: "true", User: user, Own: own}
+			if _, err := claudeagent.UpdateSettings(settingsPath, func(b []byte) ([]byte, error) { return claudeagent.AddWiring(b, opts) }); err != nil {
 				t.Fatal(err)
 			}
 			denied := []string{

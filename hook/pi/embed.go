@@ -1,6 +1,7 @@
-// Package pi holds picket's extension for the Pi coding agent
-// (@mariozechner/pi-coding-agent), a TypeScript file Pi loads directly, and
-// renders it for installation.
+// Package pi is picket's knowledge of the Pi coding agent
+// (@mariozechner/pi-coding-agent): the paths its tools touch, its own
+// configuration that no agent may write, and picket's extension for it, a
+// TypeScript file Pi loads directly, rendered for installation.
 //
 // The extension asks `picket serve` about every read, write, edit, ls, grep
 // and find call before it runs, shows picket's prompt in Pi's terminal, keeps

@@ -3,7 +3,6 @@ package jsonschema
 import (
 	"errors"
 	"net"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -343,8 +342,41 @@ func isEmail(v interface{}) bool {
 		return false
 	}
 
-	_, err := mail.ParseAddress(s)
-	return err == nil
+	return isLocalPart(local)
+}
+
+// isLocalPart tells whether s is an RFC 5322 local-part: a dot-atom (atext
+// runs joined by single dots) or a quoted-string. picket's copy checks
+// this itself where upstream calls net/mail.ParseAddress: net/mail
+// imports log and net/textproto into every program that links the schema
+// package, picket's policy core included (see README.picket.md).
+func isLocalPart(s string) bool {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		q := s[1 : len(s)-1]
+		for i := 0; i < len(q); i++ {
+			switch c := q[i]; {
+			case c == '\\':
+				if i++; i == len(q) || q[i] < 0x20 && q[i] != '\t' || q[i] == 0x7f {
+					return false
+				}
+			case c == '"', c < 0x20 && c != '\t', c == 0x7f:
+				return false
+			}
+		}
+		return true
+	}
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r >= 0x80:
+		case strings.ContainsRune("!#$%&'*+-/=?^_`{|}~", r):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // isIPV4 tells whether given string is a valid representation of an IPv4 address

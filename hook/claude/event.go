@@ -1,0 +1,144 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/picketdev/picket/hook"
+)
+
+// Event is one Claude Code hook event, with the fields picket reads.
+type Event struct {
+	Session   string
+	Cwd       string
+	Event     string // hook_event_name
+	PromptID  string // the turn
+	Tool      string
+	Input     map[string]json.RawMessage
+	Response  json.RawMessage
+	ToolUseID string
+}
+
+// Claude Code's hook event names that picket handles.
+const (
+	EventPreToolUse   = "PreToolUse"
+	EventPostToolUse  = "PostToolUse"
+	EventSessionStart = "SessionStart"
+	EventSessionEnd   = "SessionEnd"
+)
+
+// Parse decodes one event strictly: a JSON object in valid UTF-8 with
+// exact (case-sensitive) key names, as Claude Code writes them. Go's JSON
+// decoder matches struct fields case-insensitively and replaces invalid
+// UTF-8 silently; either could make picket judge a different call than the
+// one the agent runs, so neither is used on the raw event.
+func Parse(b []byte) (Event, error) {
+	var ev Event
+	if len(b) > hook.MaxEvent {
+		return ev, fmt.Errorf("event is over %d bytes", hook.MaxEvent)
+	}
+	if !utf8.Valid(b) {
+		return ev, errors.New("event is not valid UTF-8")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return ev, fmt.Errorf("event is not a JSON object: %w", err)
+	}
+	if obj == nil {
+		return ev, errors.New("event is not a JSON object")
+	}
+	fields := []struct {
+		key      string
+		dst      *string
+		required bool
+	}{
+		{"hook_event_name", &ev.Event, true},
+		{"session_id", &ev.Session, false},
+		{"cwd", &ev.Cwd, false},
+		{"prompt_id", &ev.PromptID, false},
+		{"tool_name", &ev.Tool, false},
+		{"tool_use_id", &ev.ToolUseID, false},
+	}
+	for _, f := range fields {
+		raw, ok := obj[f.key]
+		if !ok {
+			if f.required {
+				return ev, fmt.Errorf("event has no %s", f.key)
+			}
+			continue
+		}
+		v, err := hook.StringOf(raw)
+		if err != nil {
+			return ev, fmt.Errorf("event field %s: %w", f.key, err)
+		}
+		*f.dst = v
+	}
+	switch ev.Event {
+	case EventPreToolUse, EventPostToolUse:
+		if ev.Tool == "" {
+			return ev, fmt.Errorf("%s event has no tool_name", ev.Event)
+		}
+		if raw, ok := obj["tool_input"]; ok {
+			if err := hook.DecodeObject(raw, &ev.Input); err != nil {
+				return ev, fmt.Errorf("event field tool_input: %w", err)
+			}
+		}
+		ev.Response = obj["tool_response"]
+	}
+	return ev, nil
+}
+
+// Deny is Claude Code's PreToolUse answer that blocks the call; the
+// reason goes to the model.
+func Deny(reason string) []byte {
+	out := map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName":            EventPreToolUse,
+		"permissionDecision":       "deny",
+		"permissionDecisionReason": reason,
+	}}
+	b, _ := json.Marshal(out)
+	return append(b, '\n')
+}
+
+// SystemMessage is an answer that shows msg to the person once.
+func SystemMessage(msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"systemMessage": msg})
+	return append(b, '\n')
+}
+
+// decode is the Agent's event codec: Claude Code's event as the request
+// path reads it.
+func decode(b []byte) (hook.Event, error) {
+	ev, err := Parse(b)
+	out := hook.Event{Call: hook.Call{Agent: Name, Session: ev.Session, Turn: ev.PromptID, Cwd: ev.Cwd, Tool: ev.Tool, Input: ev.Input}}
+	if err != nil {
+		return out, err
+	}
+	switch ev.Event {
+	case EventPreToolUse:
+		out.Kind = hook.BeforeTool
+	case EventPostToolUse:
+		out.Kind = hook.AfterTool
+	case EventSessionStart:
+		out.Kind = hook.SessionStart
+	case EventSessionEnd:
+		out.Kind = hook.SessionEnd
+	}
+	return out, nil
+}
+
+// reply is Claude Code's answer: a PreToolUse deny, a system message, or
+// nothing at all for an allowed call (so Claude Code's own permission
+// rules still apply). The hook always exits 0: Claude Code reads any
+// status but 2 as "go ahead", and a deny is on stdout.
+func reply(a hook.Answer) hook.Reply {
+	switch {
+	case a.Deny:
+		return hook.Reply{Stdout: Deny(a.Reason)}
+	case a.Notice != "":
+		return hook.Reply{Stdout: SystemMessage(a.Notice)}
+	}
+	return hook.Reply{}
+}

@@ -1,0 +1,153 @@
+// Package shell runs an agent's shell command under the policy in force,
+// as picket run does: in the sandbox built from the policy (package
+// sandbox), or, only when the person asked with --unsandboxed, without
+// it and audited. It strips the variables the policy names and audits
+// what the sandbox moved aside.
+//
+// # What it does not stop
+//
+// Whatever the sandbox does not (docs/shell-sandbox.md); a command run
+// with --unsandboxed is only logged.
+package shell
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/picketdev/picket/audit"
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/escape"
+	"github.com/picketdev/picket/sandbox"
+)
+
+// Runner runs commands for one picket process.
+type Runner struct {
+	Getenv         func(string) string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Warn           func(format string, args ...any)
+	Audit          func(loaded *decide.Loaded, e audit.Entry)
+}
+
+// Sandboxed runs cmd in the sandbox built from loaded, with env, and
+// returns its exit status. bindTmp and extraRead are picket run's
+// --bind-tmp and --read; session and agent name the call in audit lines
+// (a policy file the command made, moved aside).
+func (r Runner) Sandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, extraRead []string, session, agent string) (int, error) {
+	bwrap := sandbox.FindBwrap(r.Getenv("PATH"))
+	if bwrap == "" {
+		return 0, &sandbox.UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
+	}
+	if probe := r.Getenv(sandbox.ProbeEnv); probe != "" && !sandbox.Probe(r.Getenv("PATH"), probe).UserNS {
+		return 0, &sandbox.UnavailableError{What: "user namespaces are disabled (the probe failed)", Userns: true}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	state := loaded.Env.StateDir()
+	plan, err := sandbox.NewPlan(loaded, sandbox.Options{
+		Exe: exe, EmptyFile: filepath.Join(state, "sandbox", "hidden"),
+		BindTmp: bindTmp, ExtraRead: extraRead, Command: cmd, CacheDir: filepath.Join(state, "sandbox"),
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Once per walk: a reused walk would repeat it on every command, and
+	// everything on stderr lands in the agent's tool result.
+	if x := plan.Expansion; x.Truncated && !x.Cached {
+		r.Warn("pattern expansion stopped after %d entries (depth %d): files beyond are fenced for the file tools only", x.Entries, x.MaxDepth)
+	}
+	return sandbox.Run(plan, sandbox.Runner{
+		Bwrap: bwrap, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, StateDir: state,
+		Quarantined: func(q sandbox.Quarantined) {
+			e := QuarantineEntry(q)
+			e.Session, e.Agent, e.Command, e.Cwd = session, agent, CommandLine(cmd), plan.Cwd
+			r.Audit(loaded, e)
+		},
+	}, cmd)
+}
+
+// Plain runs cmd without a sandbox (--unsandboxed), passing signals on,
+// and returns its exit status: 127 when it cannot start, 128 plus the
+// signal that ended it.
+func (r Runner) Plain(cmd []string, dir string, env []string) int {
+	p := exec.Command(cmd[0], cmd[1:]...)
+	p.Dir, p.Env, p.Stdin, p.Stdout, p.Stderr = dir, env, r.Stdin, r.Stdout, r.Stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := p.Start(); err != nil {
+		fmt.Fprintf(r.Stderr, "picket: error: %v\n", err)
+		return 127
+	}
+	go func() {
+		for s := range sigs {
+			p.Process.Signal(s)
+		}
+	}()
+	p.Wait()
+	if ws, ok := p.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return p.ProcessState.ExitCode()
+}
+
+// StripEnv drops the variables whose names match one of patterns ("AWS_*").
+func StripEnv(env, patterns []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, name); ok {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// CommandLine is the command as one audit field.
+func CommandLine(cmd []string) string {
+	parts := make([]string, len(cmd))
+	for i, a := range cmd {
+		parts[i] = escape.Field(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// RecoverQuarantine does the policy-file checks that picket runs which
+// died first left pending (see sandbox.RecoverQuarantine), says so on
+// stderr and audits each. It runs before any policy is read: one of those
+// files could be the policy.
+func RecoverQuarantine(stateDir string, stderr io.Writer, audit func(*decide.Loaded, audit.Entry)) {
+	sandbox.RecoverQuarantine(stateDir, func(q sandbox.Quarantined) {
+		sandbox.ReportQuarantined(stderr, q)
+		audit(nil, QuarantineEntry(q))
+	})
+}
+
+// QuarantineEntry is the audit line for a policy file a command created.
+func QuarantineEntry(q sandbox.Quarantined) audit.Entry {
+	reason := "the command created a file only the person may create (a policy file, or a git config, hook or gitfile); moved to " + q.MovedTo
+	if q.Err != nil {
+		reason = fmt.Sprintf("the command created a file only the person may create, and picket could not move it aside: %v", q.Err)
+	}
+	return audit.Entry{Decision: "block", Tool: "run", Access: "write", Path: q.Path, Resolved: q.Path,
+		Layer: string(decide.LayerMandatory), Rule: decide.RuleMandatory, Reason: reason}
+}
