@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"github.com/picketdev/picket/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +11,7 @@ import (
 // TestGitTop: an agent's project settings are at the git top level of the
 // directory install runs in.
 func TestGitTop(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testenv.Git(t)
 	root := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)

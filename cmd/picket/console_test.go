@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/picketdev/picket/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +18,7 @@ import (
 // the console over its socket, the person answers "once", and the call
 // passes with nothing printed.
 func TestConsoleSurface(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not found")
-	}
+	testenv.Tmux(t)
 	if testing.Short() {
 		t.Skip("slow: builds picket and runs it in tmux")
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/picketdev/picket/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,9 +19,7 @@ import (
 // client grants for the session, the same call then passes without a
 // prompt, and another session is still asked (and denied with Enter).
 func TestHookPromptTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not found")
-	}
+	testenv.Tmux(t)
 	if testing.Short() {
 		t.Skip("slow: builds picket and drives two tmux servers")
 	}

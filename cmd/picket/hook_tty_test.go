@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/picketdev/picket/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,7 @@ import (
 // the keystrokes meant for the agent: the hook does not use the terminal,
 // though its own parent's stdin is not the terminal.
 func TestHookTTYSurfaceShared(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not found")
-	}
+	testenv.Tmux(t)
 	if testing.Short() {
 		t.Skip("slow: drives the hook in tmux")
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/picketdev/picket/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,9 +55,7 @@ func TestInstallPiUser(t *testing.T) {
 }
 
 func TestInstallPiProject(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testenv.Git(t)
 	root := t.TempDir()
 	home := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {

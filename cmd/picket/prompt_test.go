@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/picketdev/picket/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,9 +114,7 @@ func mustJSON(t *testing.T, v any) string {
 // TestPromptTmux runs picket prompt in a real terminal: a tmux pane, driven
 // with send-keys and read with capture-pane.
 func TestPromptTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not found")
-	}
+	testenv.Tmux(t)
 	if testing.Short() {
 		t.Skip("slow: builds picket and runs it in tmux")
 	}

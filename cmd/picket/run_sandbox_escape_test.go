@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/picketdev/picket/internal/testenv"
 	"io"
 	"net"
 	"os"
@@ -49,7 +50,7 @@ type escapeWorld struct {
 	base, ws, home, out, bin string
 }
 
-func newEscapeWorld(t *testing.T) escapeWorld {
+func newEscapeWorld(t testing.TB) escapeWorld {
 	requireBwrap(t)
 	base := sandboxScratch(t)
 	w := escapeWorld{base: base, ws: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), out: filepath.Join(base, "outside")}
@@ -618,10 +619,7 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 // protected .git/hooks and .git/config, and no placeholder where git
 // reads a file), while its hooks stay out of reach.
 func TestRunGit(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("no git")
-	}
+	git := testenv.Git(t)
 	w := newEscapeWorld(t)
 	os.RemoveAll(filepath.Join(w.ws, ".git"))
 	for _, args := range [][]string{{"init", "-q"}, {"config", "user.email", "a@b"}, {"config", "user.name", "a"}} {

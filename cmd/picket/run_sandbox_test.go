@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/picketdev/picket/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -14,17 +15,12 @@ import (
 
 // requireBwrap skips sandbox tests on machines without bubblewrap; CI
 // installs it (.ci/run), so there they always run.
-func requireBwrap(t *testing.T) {
+func requireBwrap(t testing.TB) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the shell sandbox is Linux only")
 	}
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("bwrap is missing on CI: .ci/run installs bubblewrap")
-		}
-		t.Skip("bwrap (bubblewrap) is not installed: apt-get install bubblewrap")
-	}
+	testenv.Bwrap(t)
 }
 
 // sandboxScratch returns a fresh directory outside /tmp, /var/tmp and
@@ -32,7 +28,7 @@ func requireBwrap(t *testing.T) {
 // writable, so a tree there would say nothing about the fence. It is under
 // the repository's .cache/sandbox-tmp, else /var/lib/picket-test;
 // PICKET_SANDBOX_TMP overrides both.
-func sandboxScratch(t *testing.T) string {
+func sandboxScratch(t testing.TB) string {
 	t.Helper()
 	wd, _ := os.Getwd()
 	return e2e.ScratchDir(t, "PICKET_SANDBOX_TMP", filepath.Join(filepath.Dir(filepath.Dir(wd)), ".cache", "sandbox-tmp"), "/var/lib/picket-test")
@@ -41,7 +37,7 @@ func sandboxScratch(t *testing.T) string {
 // picketBin copies the test binary to dir/bin/picket: run as "picket", it
 // is the real CLI (TestMain dispatches on the name), and picket run re-runs
 // itself inside the sandbox from there.
-func picketBin(t *testing.T, dir string) string {
+func picketBin(t testing.TB, dir string) string {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -95,7 +91,7 @@ func pk(t *testing.T, bin, cwd string, env []string, args ...string) (int, strin
 	return c.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,27 +39,5 @@ func BenchmarkServePipelined(b *testing.B) {
 		if _, err := sc.out.ReadSlice('\n'); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// TestServeBenchScript runs testdata/bench/serve_bench.mjs (Node) against
-// the real binary and the echo baseline; PICKET_BENCH=1 turns it on.
-func TestServeBenchScript(t *testing.T) {
-	if os.Getenv("PICKET_BENCH") != "1" {
-		t.Skip("set PICKET_BENCH=1 to run the Node benchmark")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node")
-	}
-	picket := buildPicket(t)
-	echo := filepath.Join(t.TempDir(), "echo")
-	if out, err := exec.Command("go", "build", "-o", echo, "./testdata/bench/echo").CombinedOutput(); err != nil {
-		t.Fatalf("go build echo: %v\n%s", err, out)
-	}
-	out, err := exec.Command(node, "testdata/bench/serve_bench.mjs", "--picket", picket, "--echo", echo).CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -23,7 +23,7 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"os"
+	"github.com/picketdev/picket/internal/testenv"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -33,17 +33,11 @@ import (
 	claudeagent "github.com/picketdev/picket/hook/claude"
 )
 
-// requireBwrap skips without bubblewrap, unless PICKET_E2E=1 says the
+// requireBwrap skips without bubblewrap, unless CI or PICKET_E2E=1 says the
 // sandbox must be there.
 func requireBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err == nil {
-		return
-	}
-	if os.Getenv("PICKET_E2E") == "1" {
-		t.Fatal("PICKET_E2E=1 but bwrap (bubblewrap) is not installed: .ci/run installs it")
-	}
-	t.Skip("bwrap (bubblewrap) is not installed (PICKET_E2E=1 makes this a failure)")
+	testenv.Bwrap(t)
 }
 
 // TestClaudeCodeBash runs the model's Bash commands through Claude Code's

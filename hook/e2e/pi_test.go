@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/picketdev/picket/internal/testenv"
 	"io"
 	"net"
 	"net/http"
@@ -22,7 +24,7 @@ import (
 )
 
 // piBinary finds the pi that .ci/agents.sh installed (or PICKET_PI names).
-// Without one the test skips, unless PICKET_E2E=1 says it must be there.
+// Without one the test skips, unless CI or PICKET_E2E=1 says it must be there.
 func piBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(repoRoot(t), ".cache", "agents", "node_modules", ".bin", "pi")
@@ -34,10 +36,7 @@ func piBinary(t *testing.T) string {
 			return c
 		}
 	}
-	if os.Getenv("PICKET_E2E") == "1" {
-		t.Fatalf("PICKET_E2E=1 but no working pi at %s: run bash .ci/agents.sh", bin)
-	}
-	t.Skipf("Pi is not installed at %s: run bash .ci/agents.sh (PICKET_E2E=1 makes this a failure)", bin)
+	testenv.Missing(t, fmt.Sprintf("no working pi at %s: run bash .ci/agents.sh", bin))
 	return ""
 }
 
@@ -276,9 +275,7 @@ type piTmux struct {
 
 func newPiTmux(t *testing.T, w *piWorld) *piTmux {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not found")
-	}
+	testenv.Tmux(t)
 	p := &piTmux{t: t, w: w, socket: "picket-pi-e2e-" + randomHex(t)}
 	t.Cleanup(func() {
 		c := exec.Command("tmux", "-f", os.DevNull, "-L", p.socket, "kill-server")
