@@ -14,22 +14,41 @@ import (
 	"github.com/picketdev/picket/tui"
 )
 
-// serveOps maps each operation to its handler. A handler's error is the
-// request's error response; a decision, deny included, is a result.
-var serveOps = map[string]func(s *Server, r *request) (any, error){
-	"hello":       (*Server).hello,
-	"decide":      (*Server).decide,
-	"grant":       (*Server).grant,
-	"tool_result": (*Server).toolResult,
-	"turn_end":    (*Server).turnEnd,
-	"session_end": (*Server).sessionEnd,
-	"mode":        (*Server).mode,
-	"reload":      (*Server).reload,
-	"show":        (*Server).show,
-	"lint":        (*Server).lint,
-	"log":         (*Server).log,
-	"status":      (*Server).status,
+// op is the handler of the operation name, or nil. A handler's error is
+// the request's error response; a decision, deny included, is a result.
+// A switch, not a map: nothing is built at start-up.
+func op(name string) func(s *Server, r *request) (any, error) {
+	switch name {
+	case "hello":
+		return (*Server).hello
+	case "decide":
+		return (*Server).decide
+	case "grant":
+		return (*Server).grant
+	case "tool_result":
+		return (*Server).toolResult
+	case "turn_end":
+		return (*Server).turnEnd
+	case "session_end":
+		return (*Server).sessionEnd
+	case "mode":
+		return (*Server).mode
+	case "reload":
+		return (*Server).reload
+	case "show":
+		return (*Server).show
+	case "lint":
+		return (*Server).lint
+	case "log":
+		return (*Server).log
+	case "status":
+		return (*Server).status
+	}
+	return nil
 }
+
+// ops are the operations op knows, for the protocol's page.
+var ops = [...]string{"hello", "decide", "grant", "tool_result", "turn_end", "session_end", "mode", "reload", "show", "lint", "log", "status"}
 
 type empty struct{}
 

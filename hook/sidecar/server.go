@@ -294,8 +294,8 @@ func (s *Server) answer(line []byte) (out []byte) {
 	case req.Op == "":
 		return errorLine(req.ID, "request has no op")
 	}
-	op, ok := serveOps[req.Op]
-	if !ok {
+	op := op(req.Op)
+	if op == nil {
 		return errorLine(req.ID, fmt.Sprintf("unknown op %q", req.Op))
 	}
 	res, err := op(s, &req)

@@ -34,7 +34,7 @@ func decodeRequest(line []byte, req *request) bool {
 			if !ok || !s.byte(':') {
 				return false
 			}
-			bit, ok := requestKeys[string(key)]
+			bit, ok := requestKey(key)
 			if !ok || seen&bit != 0 {
 				return false
 			}
@@ -55,15 +55,21 @@ func decodeRequest(line []byte, req *request) bool {
 	return s.i == len(s.b)
 }
 
-// requestKeys gives each of request's JSON names a bit, to refuse repeats.
-var requestKeys = func() map[string]uint32 {
-	m := map[string]uint32{}
-	for i, k := range []string{"id", "op", "session", "turn", "cwd", "tool", "input", "prompt",
-		"access", "path", "resolved", "answer", "restore", "mode", "n", "decision"} {
-		m[k] = 1 << i
+// requestKeys are request's JSON names; each has a bit (its index), to
+// refuse repeats. A slice, not a map: nothing is built at start-up, where
+// every picket process, the hook included, would pay for it.
+var requestKeys = [...]string{"id", "op", "session", "turn", "cwd", "tool", "input", "prompt",
+	"access", "path", "resolved", "answer", "restore", "mode", "n", "decision"}
+
+// requestKey is key's bit, or false for a name request does not have.
+func requestKey(key []byte) (uint32, bool) {
+	for i, k := range requestKeys {
+		if string(key) == k {
+			return 1 << i, true
+		}
 	}
-	return m
-}()
+	return 0, false
+}
 
 // field decodes the value of one key into req.
 func (s *wire) field(key string, req *request) bool {
