@@ -215,7 +215,7 @@ func (q *quarantiner) dir(d string, fresh bool) {
 			// The person's own repository (a bare mirror, a worktree's git
 			// dir): git rewrites its config for a `git config`, so a new one
 			// is not the command's to lose. (The shell does not hold it;
-			// see the README.)
+			// see docs/shell-sandbox.md.)
 			ownConfig = true
 		} else if !fresh {
 			// A config made by an earlier command is the command's too
