@@ -92,6 +92,12 @@ type CommandHook struct {
 	// settings: above picket's own deadline and prompt timeout, since an
 	// agent that kills a hook still waiting lets the call through.
 	Timeout time.Duration
+	// RootIsWorkingDir says the agent starts its hook in the session's
+	// project directory while the event's cwd names another (Codex: the
+	// working directory the model chose for a command): picket hook
+	// takes its own working directory as [Call.Root] where Decode left
+	// it empty, so the policy and relative paths are the session's.
+	RootIsWorkingDir bool
 }
 
 // EventKind is what an agent's event asks of picket.

@@ -152,6 +152,22 @@ func (p *Pipeline) Judge(loaded *decide.Loaded, loadErr error, call Call, target
 		p.Audit.Append(loaded, entry)
 		return Verdict{Err: targetsErr, Entry: entry}
 	}
+	for _, t := range targets {
+		if t.Shell { // the audit line names the command line and where it runs
+			entry.Command, entry.Cwd = t.Line, t.Path
+		}
+	}
+	targets, blocked, err := ShellTargets(loaded, targets)
+	switch {
+	case err != nil:
+		entry.Decision, entry.Reason = "error", err.Error()
+		p.Audit.Append(loaded, entry)
+		return Verdict{Err: err, Entry: entry}
+	case blocked != nil:
+		FillEntry(&entry, *blocked)
+		entry.Reason = blocked.Reason
+		return Verdict{Decision: *blocked, Entry: entry}
+	}
 	// A ripgrep config file can make the agent's ripgrep follow links.
 	call.RipgrepConfig = call.RipgrepConfig || p.RipgrepConfig
 	if call.Session != "" && call.Granted == nil {

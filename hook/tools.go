@@ -47,6 +47,14 @@ type Target struct {
 	// Seen marks a path whose current content the agent has seen once
 	// the call ran (a read, or its own write): the ledger records it.
 	Seen bool
+	// Shell marks a shell command line that the agent runs as it is, with
+	// no way for a hook to wrap it in picket run: Line is the line, Path
+	// the directory it runs in. The pipeline reads it with package
+	// shellcmd once the policy is known, into the paths it touches and the
+	// commands it runs (see [ShellTargets]); a line it cannot read is
+	// denied. Build one with [ShellLine].
+	Shell bool
+	Line  string
 }
 
 // Call is one tool call as any agent makes it.

@@ -89,6 +89,9 @@ func runHook(c *cli, args []string) int {
 		}
 		recoverQuarantine(c)
 		ev, err := agent.Decode(in)
+		if err == nil && agent.Hook.RootIsWorkingDir && ev.Call.Root == "" {
+			ev.Call.Root, err = os.Getwd()
+		}
 		if err != nil {
 			done <- pipe.DecodeError(ev, err)
 			return
