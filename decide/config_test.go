@@ -687,14 +687,19 @@ func TestTemplates(t *testing.T) {
 			{decide.Read, "home/.ssh/known_hosts", allow},
 			{decide.Write, "ws/.env", denyWrite}, {decide.Write, "ws/sub/.env.local", denyWrite},
 			{decide.Write, "ws/tls/server.key", denyWrite}, {decide.Write, "ws/tls/server.pem", denyWrite},
+			{decide.Read, "ws/.env", perms}, {decide.Read, "ws/a/b/.env.local", perms}, {decide.Read, "home/other/.env", perms},
+			{decide.List, "ws/.env", allow}, {decide.Read, "ws/.env.example", allow}, {decide.Read, "ws/a/.env.sample", allow},
+			{decide.Read, "ws/.env.template", allow}, {decide.Read, "ws/.env.dist", allow}, {decide.Read, "home/other/.env.example", perms},
+			{decide.Read, "ws/.envrc", allow}, {decide.Read, "ws/.env.d/prod", allow},
 		},
 		"code-strict": {
 			{decide.Read, "ws/src/a.go", allow}, {decide.Read, "/etc/passwd", outsideRead},
 			{decide.Read, "/usr/lib", allow}, {decide.Read, "home/.cargo/bin/cargo", allow}, {decide.Read, "home/.cache/x", allow},
-			{decide.Write, "ws/.env", denyWrite},
+			{decide.Write, "ws/.env", denyWrite}, {decide.Read, "ws/.env", perms}, {decide.Read, "ws/.env.example", allow},
 		},
 		"read-only": {
 			{decide.Read, "ws/src/a.go", allow}, {decide.Write, "ws/src/a.go", mode}, {decide.Read, "home/.aws/x", denyRead},
+			{decide.Read, "ws/.env", perms},
 		},
 		"agent-safe": {
 			{decide.Read, "ws/src/a.go", allow},
@@ -707,9 +712,11 @@ func TestTemplates(t *testing.T) {
 	// code and agent-safe make /tmp and /var/tmp writable, and so readable:
 	// these hold only for a tree outside them.
 	outsideTmp := map[string][]probe{
-		"code":        {{decide.Write, "home/notes.txt", outsideWrite}},
-		"code-strict": {{decide.Read, "home/notes.txt", outsideRead}, {decide.Read, "home/.ssh/id_rsa", outsideRead}},
-		"agent-safe":  {{decide.Write, "ws/src/a.go", perms}},
+		"code": {{decide.Write, "home/notes.txt", outsideWrite}},
+		"code-strict": {{decide.Read, "home/notes.txt", outsideRead}, {decide.Read, "home/.ssh/id_rsa", outsideRead},
+			// a "view" rule restricts: it opens no listing defaultDenyRead closes
+			{decide.List, "home/other/.env", outsideRead}},
+		"agent-safe": {{decide.Write, "ws/src/a.go", perms}},
 	}
 	insideTmp := map[string][]probe{
 		"code-strict": {{decide.Read, "home/.ssh/id_rsa", denyRead}},

@@ -61,9 +61,10 @@ func (p Policy) fence(d Decision, spellings []string, res string, a Access) (Dec
 	// A permissions rule lifts the boundary only where it matches the
 	// resolved path, as allow rules are read (else a symlink under
 	// "output/**" would carry its writes anywhere); on either spelling it
-	// may restrict.
-	_, lifts := p.permission(spellings[:1])
-	if !lifts && p.mode != Full {
+	// may restrict. Only a level that grants reading (read, write) lifts
+	// it: none and view restrict, so the code template's "view" on .env
+	// files opens no listing that defaultDenyRead closes.
+	if !p.lifts(spellings[:1]) && p.mode != Full {
 		if dd, denied := p.boundary(d, res, write); denied {
 			return dd, true
 		}
@@ -75,6 +76,13 @@ func (p Policy) fence(d Decision, spellings []string, res string, a Access) (Dec
 		return p.permissionDeny(d, perm), true
 	}
 	return d, false
+}
+
+// lifts reports whether the picket.permissions rule in force for the
+// resolved path replaces the boundary: it grants at least reading.
+func (p Policy) lifts(resolved []string) bool {
+	pm, ok := p.permission(resolved)
+	return ok && (pm.Permission == LevelRead || pm.Permission == LevelWrite)
 }
 
 // WouldAllow reports whether adding the resolved path of a denied request
@@ -293,8 +301,11 @@ func (p Policy) permissionDeny(d Decision, pm Permission) Decision {
 	case LevelNone:
 		return deny(d, LayerBlocklist, RulePermissions, r, "no such file or directory", "")
 	case LevelView:
-		return deny(d, LayerBlocklist, RulePermissions, r, "permission denied: the path may be listed but not read",
-			"list it instead of reading it, or ask the person to raise its picket.permissions level")
+		suggestion := "list it instead of reading it, or ask the person to raise its picket.permissions level"
+		if tmpl, ok := strings.CutPrefix(pm.Source, "builtin:"); ok {
+			suggestion = fmt.Sprintf("the %s template keeps this file from agents, as it likely holds secrets; work without it, or ask the person to grant it or to add a picket.permissions rule for it in %s", tmpl, p.editTarget())
+		}
+		return deny(d, LayerBlocklist, RulePermissions, r, "permission denied: the path may be listed but not read", suggestion)
 	}
 	return deny(d, LayerBlocklist, RulePermissions, r, "permission denied: the path is read-only",
 		"write somewhere else, or ask the person to raise its picket.permissions level")

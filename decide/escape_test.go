@@ -217,6 +217,7 @@ func TestPermissionsLiftOnResolved(t *testing.T) {
 	s.Permissions = []decide.Permission{
 		{Pattern: "output/**", Permission: decide.LevelWrite, Priority: 10, Type: "glob", Source: "test"},
 		{Pattern: "output/h/secret", Permission: decide.LevelNone, Priority: 10, Type: "glob", Source: "test"},
+		{Pattern: "output/hidden", Permission: decide.LevelNone, Priority: 10, Type: "glob", Source: "test"},
 	}
 	pol := tr.compile(s)
 	for _, tt := range []struct {
@@ -227,8 +228,11 @@ func TestPermissionsLiftOnResolved(t *testing.T) {
 		{decide.Write, "output/h/.local/bin/git", denied(decide.LayerBoundary, decide.RuleAllowWrite)},
 		{decide.Read, "output/n", denied(decide.LayerBoundary, decide.RuleDefaultDenyRead)},
 		{decide.Write, "output/new.txt", allow},
-		// a restricting rule still holds on the requested spelling
-		{decide.Read, "output/h/secret", denied(decide.LayerBlocklist, decide.RulePermissions)},
+		// a restricting rule lifts no boundary: where it leads is outside
+		// allowRead, so the boundary denies first
+		{decide.Read, "output/h/secret", denied(decide.LayerBoundary, decide.RuleDefaultDenyRead)},
+		// and on the requested spelling it still restricts inside it
+		{decide.Read, "output/hidden", denied(decide.LayerBlocklist, decide.RulePermissions)},
 	} {
 		tt.want.check(t, "Check("+string(tt.access)+" "+tt.path+")", decide.Check(pol, tt.access, tt.path, tr.ws, 1))
 	}

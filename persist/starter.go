@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"text/template"
 	"time"
@@ -180,6 +181,9 @@ type starterValues struct {
 	Audit                                           decide.AuditSettings
 	Prompt                                          decide.PromptSettings
 	CaseInsensitive                                 any
+	// CodeEnv: the base holds the code template, whose .env rules a
+	// permissions rule here can override.
+	CodeEnv bool
 }
 
 func renderStarter(tmpl string, base *decide.Loaded) ([]byte, error) {
@@ -189,6 +193,7 @@ func renderStarter(tmpl string, base *decide.Loaded) ([]byte, error) {
 		DefaultDenyRead: s.DefaultDenyRead, StrictDenyRead: s.StrictDenyRead, AllowGitConfig: s.AllowGitConfig,
 		Mode: base.Policy.Mode(), MaxBytes: s.WriteGuards.MaxBytes, ReadBeforeEdit: s.WriteGuards.ReadBeforeEdit,
 		Audit: set.Audit, Prompt: set.Prompt, CaseInsensitive: "auto",
+		CodeEnv: slices.Contains(base.Chain, "builtin:"+decide.DefaultTemplate),
 	}
 	if v.MaxBytes == 0 {
 		v.MaxBytes = 10 << 20
@@ -256,8 +261,13 @@ const starterText = `// fence.jsonc: what AI coding agents may read and write in
     // read-only, workspace-write (the workspace is writable) or full (no boundary checks)
     "mode": {{json .Mode}},
     // names denied in every mode, compared case-insensitively with each path component
-    "blocklist": [".env", ".env.*", "*.pem", "*.key", "id_rsa*"],
+    "blocklist": [{{if not .CodeEnv}}".env", ".env.*", {{end}}"*.pem", "*.key", "id_rsa*"],
     // per-path levels (none, view, read, write), e.g. { "pattern": "secrets/**", "permission": "none", "priority": 100 }
+    {{- if .CodeEnv}}
+    // The code template keeps .env and .env.* files from being read (.env.example,
+    // .env.sample, .env.template and .env.dist aside), below any rule here: to let
+    // agents read one, add { "pattern": ".env.test", "permission": "read" }
+    {{- end}}
     "permissions": [],
     "writeGuards": {
       // deny writes larger than this many bytes (10 MiB)

@@ -10,7 +10,8 @@
 //
 // # What it guarantees
 //
-//   - Reads: denyRead and picket.blocklist matches are hidden (an empty
+//   - Reads: denyRead and picket.blocklist matches, and what
+//     picket.permissions keep from being read (none, view), are hidden (an empty
 //     directory or an empty file nobody may open, mounted over them); under
 //     defaultDenyRead only allowRead, allowWrite, the workspace and (unless
 //     strictDenyRead) the system locations [decide.SystemReadRules] names
@@ -51,7 +52,8 @@
 //   - Path sockets outside /run, /var/run, /tmp, the workspace and home stay
 //     reachable unless the kernel has Landlock ABI 9 (connect(2) on path
 //     sockets).
-//   - picket.permissions and picket.writeGuards apply to the file tools only.
+//   - picket.writeGuards, and the writes picket.permissions deny, are
+//     denied by the file tools only.
 //   - Only Linux: on other systems [Run] returns an error naming the
 //     platform.
 package sandbox

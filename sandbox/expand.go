@@ -64,7 +64,7 @@ func newJudges(s decide.Spec) (judges, error) {
 	base := decide.Spec{Root: s.Root, Home: s.Home, CaseInsensitive: s.CaseInsensitive}
 	specs := [nClasses]decide.Spec{}
 	h := base
-	h.Mode, h.DenyRead, h.Blocklist = decide.Full, s.DenyRead, s.Blocklist
+	h.Mode, h.DenyRead, h.Blocklist, h.Permissions = decide.Full, s.DenyRead, s.Blocklist, s.Permissions
 	specs[classHide] = h
 	pr := base
 	pr.Mode, pr.DenyWrite, pr.Mandatory = decide.Full, s.DenyWrite, s.Mandatory
@@ -85,6 +85,23 @@ func newJudges(s decide.Spec) (judges, error) {
 	}
 	return j, nil
 }
+
+// hides reports whether the sandbox hides the entry at p (resolved r, a
+// directory when dir): a file check denies reading, a directory check
+// denies listing or reading what is below it. A directory only its own
+// name is denied in (a "view" rule on "**/.env" meeting a virtualenv
+// named .env) stays visible, as check lets it be listed and read into.
+func (j judges) hides(p, r string, dir bool) bool {
+	if !dir {
+		return j.covers(classHide, p, r)
+	}
+	list := decide.Request{Access: decide.List, Path: p, Resolved: r, Size: -1}
+	return !decide.Decide(j[classHide], list).Allow || j.covers(classHide, p+"/"+probeName, r+"/"+probeName)
+}
+
+// probeName is a name no rule is about, to ask what a rule says of the
+// entries of a directory.
+const probeName = ".picket-probe"
 
 // covers reports whether class c covers path (spelled p, resolved r).
 func (j judges) covers(c class, p, r string) bool {
@@ -113,7 +130,7 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 		return x, err
 	}
 	lists := [nClasses][]decide.Rule{
-		classHide:    s.DenyRead,
+		classHide:    append(append([]decide.Rule{}, s.DenyRead...), restricting(s.Permissions)...),
 		classProtect: append(append([]decide.Rule{}, s.DenyWrite...), s.Mandatory...),
 		classWrite:   s.AllowWrite,
 		classRead:    s.AllowRead,
@@ -180,6 +197,20 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 	w.run(walkRoots(root, home, w.anchored, writableDirs(s.AllowWrite, root, home)), len(ms) > 0)
 	saveWalk(cacheDir, key, &wx)
 	return x.merge(wx), nil
+}
+
+// restricting are the picket.permissions rules whose level denies
+// reading (none, view), as rules of the hide class: the judge, which holds
+// every permissions rule, confirms each match, so a higher-priority rule
+// that lets a file be read keeps it visible.
+func restricting(perms []decide.Permission) []decide.Rule {
+	var out []decide.Rule
+	for _, pm := range perms {
+		if pm.Permission == decide.LevelNone || pm.Permission == decide.LevelView {
+			out = append(out, decide.Rule{Pattern: pm.Pattern, Source: pm.Source})
+		}
+	}
+	return out
 }
 
 // merge adds what the walk found to the literal rules' paths.
@@ -265,6 +296,9 @@ func (x *expansion) literal(c class, p string, j judges) {
 	}
 	if (c == classWrite || c == classRead) && !j.covers(c, abs, r) {
 		return // reached through a symlink decide does not follow for an allow rule
+	}
+	if c == classHide && !j.hides(abs, r, fi.IsDir()) {
+		return // a permissions rule of higher priority keeps it readable
 	}
 	x.add(c, r, fi.IsDir(), j)
 	switch c {
@@ -571,14 +605,18 @@ func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses
 			}
 			r, dir = res, fi.IsDir()
 		}
-		if !w.j.covers(c, p, r) {
+		if c == classHide {
+			if !w.j.hides(p, r, dir) {
+				continue
+			}
+		} else if !w.j.covers(c, p, r) {
 			continue
 		}
 		switch c {
 		case classWrite, classRead:
 			// Allow globs match the path itself: a directory is bound
 			// whole only when the pattern covers what is below it too.
-			if dir && !w.j.covers(c, r+"/.picket-probe", r+"/.picket-probe") {
+			if dir && !w.j.covers(c, r+"/"+probeName, r+"/"+probeName) {
 				continue
 			}
 		}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -42,8 +43,14 @@ func FileToolsOnly(l *decide.Loaded) []Note {
 			}
 		}
 	}
-	if len(s.Permissions) > 0 {
-		out = append(out, Note{Field: "picket.permissions", Msg: "picket.permissions applies to the file tools only; the shell sandbox follows the filesystem lists"})
+	for _, r := range restricting(s.Permissions) {
+		if hasMeta(r.Pattern) {
+			out = append(out, Note{Field: "picket.permissions", Pattern: r.Pattern, Source: r.Source,
+				Msg: "the shell sandbox makes existing matches this rule keeps from being read hidden when a command starts; a file created later that only this pattern names is fenced for the file tools only"})
+		}
+	}
+	if slices.ContainsFunc(s.Permissions, func(pm decide.Permission) bool { return pm.Permission != decide.LevelWrite }) {
+		out = append(out, Note{Field: "picket.permissions", Msg: "what picket.permissions keep from being read is hidden in the shell too; the writes they deny, only the file tools deny"})
 	}
 	if g := s.WriteGuards; g.MaxBytes > 0 || len(g.DenyExtensions) > 0 || g.ReadBeforeEdit {
 		out = append(out, Note{Field: "picket.writeGuards", Msg: "picket.writeGuards applies to the file tools only"})

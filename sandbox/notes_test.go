@@ -12,6 +12,10 @@ func TestFileToolsOnly(t *testing.T) {
 		DenyRead:  decide.Rules("test", "~/.aws", "**/*.pem"),
 		DenyWrite: decide.Rules("test", "**/.env"),
 		Blocklist: decide.Rules("test", "id_rsa*"),
+		Permissions: []decide.Permission{
+			{Pattern: "**/.env", Permission: decide.LevelView, Source: "test"},
+			{Pattern: "out/**", Permission: decide.LevelWrite, Source: "test"},
+		},
 	})
 	l := &decide.Loaded{Policy: p, Raw: map[string]any{
 		"network": map[string]any{"allowedDomains": []any{"github.com"}},
@@ -22,7 +26,8 @@ func TestFileToolsOnly(t *testing.T) {
 	for _, n := range FileToolsOnly(l) {
 		got = append(got, n.Field+" "+n.Pattern)
 	}
-	want := []string{"filesystem.denyRead **/*.pem", "filesystem.denyWrite **/.env", "picket.blocklist id_rsa*", "network.allowedDomains ", "command "}
+	want := []string{"filesystem.denyRead **/*.pem", "filesystem.denyWrite **/.env", "picket.blocklist id_rsa*",
+		"picket.permissions **/.env", "picket.permissions ", "network.allowedDomains ", "command "}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("FileToolsOnly = %q, want %q", got, want)
 	}

@@ -83,10 +83,10 @@ type cachedWalk struct {
 // walkLogic names the walk's way of matching and bounding; a walk cached
 // by an earlier picket, which may have missed paths this one finds, is not
 // reused.
-const walkLogic = 5
+const walkLogic = 6
 
 func cacheKey(s decide.Spec, root, home string, depth, entries int) string {
-	b, _ := json.Marshal([]any{walkLogic, s.AllowRead, s.DenyRead, s.AllowWrite, s.DenyWrite, s.Mandatory, s.Blocklist,
+	b, _ := json.Marshal([]any{walkLogic, s.AllowRead, s.DenyRead, s.AllowWrite, s.DenyWrite, s.Mandatory, s.Blocklist, s.Permissions,
 		s.CaseInsensitive, root, home, depth, entries})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])

@@ -100,6 +100,53 @@ func TestInitTemplates(t *testing.T) {
 			if g, w := got.Policy.Spec().DefaultDenyRead, want.Policy.Spec().DefaultDenyRead; g != w {
 				t.Errorf("DefaultDenyRead = %v, want the base's %v", g, w)
 			}
+			// Every template keeps .env files from agents, and the starter
+			// keeps that.
+			for _, f := range []string{".env", "sub/.env.local"} {
+				if d := decide.Check(got.Policy, decide.Read, filepath.Join(proj, f), proj, -1); d.Allow {
+					t.Errorf("after init --template %s, read %s is allowed, want denied", name, f)
+				}
+			}
+		})
+	}
+}
+
+// TestInitEnvRules guards against the starter's blocklist of ".env" and
+// ".env.*" (final: a project could not allow one file, and .env.example
+// was blocked too) where the base is the code template, whose own .env
+// rules a project can override: the starter leaves them to it, says how
+// to allow one file, and does so only where it can. On a base without
+// them (a user config that extends nothing) it still lists them.
+func TestInitEnvRules(t *testing.T) {
+	for _, tc := range []struct {
+		name, user string
+		codeEnv    bool
+	}{
+		{"code", "", true},
+		{"user config extending code", `{"extends": "code"}`, true},
+		{"user config of its own", `{"filesystem": {"denyRead": ["~/.ssh"]}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, home, proj := initEnv(t)
+			if tc.user != "" {
+				os.MkdirAll(filepath.Join(home, ".config", "fence"), 0o755)
+				writeFile(t, filepath.Join(home, ".config", "fence"), "fence.jsonc", tc.user)
+			}
+			if _, stderr, code := runCLI(env, "init", "--cwd", proj); code != 0 {
+				t.Fatalf("init = %d, want 0\n%s", code, stderr)
+			}
+			src, _ := os.ReadFile(filepath.Join(proj, "fence.jsonc"))
+			if got := bytes.Contains(src, []byte(`"blocklist": [".env", ".env.*",`)); got == tc.codeEnv {
+				t.Errorf("the starter's blocklist lists .env: %v, want %v:\n%s", got, !tc.codeEnv, src)
+			}
+			if got := bytes.Contains(src, []byte(`add { "pattern": ".env.test", "permission": "read" }`)); got != tc.codeEnv {
+				t.Errorf("the starter says how to allow one .env file: %v, want %v", got, tc.codeEnv)
+			}
+			for f, allow := range map[string]bool{".env": false, "sub/.env.production": false, ".env.example": tc.codeEnv} {
+				if _, _, code := runCLI(env, "check", "--cwd", proj, "read", filepath.Join(proj, f)); (code == 0) != allow {
+					t.Errorf("after init, check read %s = %d, want allowed %v", f, code, allow)
+				}
+			}
 		})
 	}
 }

@@ -28,7 +28,7 @@ var appliesTo = map[string]string{
 	"filesystem.allowGitConfig":  "both",
 	"picket.mode":                "both",
 	"picket.blocklist":           "both",
-	"picket.permissions":         "fs",
+	"picket.permissions":         "both (reads; writes: fs)",
 	"picket.writeGuards":         "fs",
 	"picket.caseInsensitive":     "fs",
 	"picket.audit":               "both",
