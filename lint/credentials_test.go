@@ -75,3 +75,35 @@ func TestCredentialsOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvOpened: a project's permissions rule that grants reading opens
+// the .env files below it that the code template hides (its rules sit
+// below every rule of the project); a rule that names a .env file, one
+// with a view rule above it for them, and one on a base without .env rules
+// are not warned about.
+func TestEnvOpened(t *testing.T) {
+	for _, tc := range []struct {
+		name, perms, base string
+		want              []string
+	}{
+		{"broad read", `{"pattern": "vendor/**", "permission": "read"}`, "code", []string{"vendor/**"}},
+		{"broad write anywhere", `{"pattern": "**/gen/**", "permission": "write"}`, "code", []string{"**/gen/**"}},
+		{"names the file", `{"pattern": ".env.test", "permission": "read"}`, "code", nil},
+		{"view above it", `{"pattern": "vendor/**", "permission": "read"}, {"pattern": "vendor/**/.env*", "permission": "view", "priority": 1}`, "code", nil},
+		{"restricting", `{"pattern": "vendor/**", "permission": "view"}`, "code", nil},
+		{"agent-safe hides them above", `{"pattern": "src/**", "permission": "write", "priority": 10}`, "agent-safe", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, `{"extends": "`+tc.base+`", "picket": {"permissions": [`+tc.perms+`]}}`)
+			var got []string
+			for _, w := range Run(f.load(t, decide.Env{Home: outsideHome})) {
+				if w.Code == CodeEnvOpened {
+					got = append(got, strings.Split(w.Msg, `"`)[1])
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("env-opened warnings for %q = %q, want %q", tc.perms, got, tc.want)
+			}
+		})
+	}
+}

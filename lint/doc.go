@@ -32,7 +32,10 @@
 //     cuts it to the cap, 30 s under the hook timeout install writes;
 //   - an allow entry fully shadowed by denyRead, denyWrite, picket.blocklist
 //     or a mandatory deny: the path it names, and so everything below it,
-//     is denied anyway.
+//     is denied anyway;
+//   - a picket.permissions rule of the policy's own that grants reading and
+//     so opens the .env files below it that a built-in template hides (its
+//     .env rules sit below every rule a project writes).
 //
 // # What it does not catch
 //

@@ -35,6 +35,7 @@ const (
 	CodePromptTimeout   = "prompt-timeout"
 	CodeShadowed        = "shadowed"
 	CodeCredentialsOpen = "credentials-open"
+	CodeEnvOpened       = "env-opened"
 )
 
 // String formats w as "file:line:col: warning: msg [code]", or without
@@ -84,5 +85,6 @@ func checks() []check {
 		checkShadowed,
 		checkFileModes,
 		checkCredentials,
+		checkEnvOpened,
 	}
 }
