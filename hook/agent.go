@@ -2,7 +2,11 @@ package hook
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/picketdev/picket/decide"
@@ -58,6 +62,22 @@ type Agent struct {
 	// what picket hook prints and exits with for a command-hook agent,
 	// what the extension hands the agent for an in-process one.
 	Reply func(Answer) Reply
+	// Rewrite, when set, gives the input the agent is to run an allowed
+	// call with instead of the model's ([Answer.Input]): for an agent
+	// that applies a hook's rewritten input without an approval (Gemini
+	// CLI, Copilot CLI), a shell command wrapped in picket run (see
+	// [ShellRun]), or a search held to the directory picket scanned. It
+	// returns nil to leave the call as it is, and an error to deny it (a
+	// shell command it cannot wrap). It runs for every call that is not
+	// denied, file tool or not.
+	Rewrite func(c Call, run ShellRun) (map[string]json.RawMessage, error)
+	// Trust, when set, reports whether the agent would run picket's
+	// wiring for the project at o.Dir: its folder trust, and any switch
+	// of its own that turns hooks off. An agent that skips hooks in a
+	// folder the person has not trusted (Gemini CLI, Codex, Copilot CLI)
+	// says so here, for picket doctor. It reads and never changes the
+	// agent's files.
+	Trust func(o InstallOptions) TrustState
 
 	// ConfigPaths are the agent's own configuration, extension, hook and
 	// prompt files: what it loads as code or prompt text in its next
@@ -125,6 +145,66 @@ type Answer struct {
 	// Notice is shown to the person once (a broken policy, lint warnings
 	// at session start).
 	Notice string
+	// Input, when set, is the tool input the agent runs an allowed call
+	// with instead of the model's ([Agent.Rewrite]): no approval, the
+	// agent's own rules still apply to it.
+	Input map[string]json.RawMessage
+}
+
+// TrustState is an agent's trust in one project, as its own files and
+// environment decide it.
+type TrustState struct {
+	// Trusted says the agent runs picket's wiring in the project.
+	Trusted bool
+	// Detail says what decided it: the file and entry, the setting or
+	// the variable.
+	Detail string
+	// Fix, when not Trusted, is what the person does about it.
+	Fix string
+}
+
+// ShellRun is what a shell command rewritten to run under picket run
+// needs: the picket executable and the session and agent its audit lines
+// name.
+type ShellRun struct {
+	Exe, Session, Agent string
+}
+
+// Line is the command line that runs argv under picket run in the
+// working directory dir, every word quoted for a POSIX shell. It fails
+// when there is no picket executable to name, or a word holds a NUL
+// byte, which no command line can carry.
+func (r ShellRun) Line(dir string, argv ...string) (string, error) {
+	if !filepath.IsAbs(r.Exe) {
+		return "", fmt.Errorf("no picket executable to run the command under (got %q)", r.Exe)
+	}
+	words := []string{r.Exe, "run", "--cwd", dir}
+	if r.Session != "" {
+		words = append(words, "--session", r.Session)
+	}
+	if r.Agent != "" {
+		words = append(words, "--agent", r.Agent)
+	}
+	words = append(append(words, "--"), argv...)
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		if strings.ContainsRune(w, 0) {
+			return "", errors.New("the command holds a NUL byte, which no command line can carry")
+		}
+		quoted[i] = ShellQuote(w)
+	}
+	return strings.Join(quoted, " "), nil
+}
+
+// ShellQuote quotes s as one word for a POSIX shell: as it is when it
+// holds only characters no shell treats specially, else in single quotes.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Reply is an answer in the agent's schema: what picket hook writes on

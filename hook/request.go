@@ -48,6 +48,10 @@ type Pipeline struct {
 	// (RIPGREP_CONFIG_PATH is set in its environment), which can make it
 	// follow symlinks (see [Call.RipgrepConfig]).
 	RipgrepConfig bool
+	// Exe is the picket executable a rewritten shell command runs under
+	// (see [Agent.Rewrite]); "" leaves none to run, and an agent's
+	// Rewrite then denies its shell calls.
+	Exe string
 }
 
 // AuditSink appends audit lines. A failure to write one never changes a
@@ -104,7 +108,7 @@ func (p *Pipeline) DecodeError(ev Event, err error) Answer {
 func (p *Pipeline) BeforeTool(call Call) Answer {
 	targets, terr := p.Agent.Targets(call)
 	if errors.Is(terr, ErrNotJudged) {
-		return Answer{}
+		return p.Rewrite(nil, call)
 	}
 	loaded, err := p.Policy(call)
 	v := p.Judge(loaded, err, call, targets, terr)
@@ -112,18 +116,35 @@ func (p *Pipeline) BeforeTool(call Call) Answer {
 	case v.Err != nil:
 		return Answer{Deny: true, Reason: ErrorMessage(call.Tool, v.Err)}
 	case v.Decision.Allow:
-		return Answer{}
+		return p.Rewrite(loaded, call)
 	}
 	outcome := p.AskGrant(loaded, call, v.Decision)
 	p.Audit.Append(loaded, GrantEntry(v.Entry, outcome))
 	if outcome.Allow {
-		return Answer{} // granted: no decision, so the agent's own rules still apply
+		return p.Rewrite(loaded, call) // granted: no decision, so the agent's own rules still apply
 	}
 	d := v.Decision
 	if outcome.Note != "" {
 		d.Reason = JoinReason(d.Reason, outcome.Note)
 	}
 	return Answer{Deny: true, Reason: BlockMessage(call.Tool, d)}
+}
+
+// Rewrite is the answer to a call picket lets through: nothing, or for an
+// agent with a Rewrite the input it is to run the call with instead (a
+// shell command under picket run). A call the agent cannot rewrite is
+// denied, and the failure audited (loaded may be nil: the call was not
+// judged).
+func (p *Pipeline) Rewrite(loaded *decide.Loaded, call Call) Answer {
+	if p.Agent.Rewrite == nil {
+		return Answer{}
+	}
+	in, err := p.Agent.Rewrite(call, ShellRun{Exe: p.Exe, Session: call.Session, Agent: p.Agent.Name})
+	if err != nil {
+		p.Audit.Append(loaded, audit.Entry{Session: call.Session, Agent: call.Agent, Tool: call.Tool, Decision: "error", Reason: err.Error()})
+		return Answer{Deny: true, Reason: ErrorMessage(call.Tool, err)}
+	}
+	return Answer{Input: in}
 }
 
 // Policy is the policy in force for the call's directory.

@@ -166,7 +166,14 @@ func hookAgents() []string {
 // store, the audit log in picket's state dir. headless (--headless, or CI
 // set) makes every block final.
 func (c *cli) pipeline(agent *hook.Agent, headless bool) hook.Pipeline {
+	exe := ""
+	if agent.Rewrite != nil {
+		// The shell commands it rewrites run under this picket; none
+		// found, the agent's Rewrite denies them.
+		exe, _ = picketExe("")
+	}
 	return hook.Pipeline{
+		Exe:           exe,
 		Agent:         agent,
 		Policies:      func(dir string) (*decide.Loaded, error) { return c.loadPolicy(dir, "") },
 		Grants:        c.grantStore(),

@@ -164,6 +164,22 @@ func replySchema(t *testing.T, a *hook.Agent) {
 	if allow.Exit != 0 || len(bytes.TrimSpace(allow.Stdout)) != 0 || len(allow.Stderr) != 0 {
 		t.Errorf("allow = %+v, want the neutral answer: nothing, exit 0", allow)
 	}
+	if a.Rewrite == nil {
+		return
+	}
+	// A rewrite carries the new input and no decision: it is no approval.
+	in := map[string]json.RawMessage{"command": json.RawMessage(`"'/opt/picket' run -- bash -c 'ls'"`)}
+	r = a.Reply(hook.Answer{Input: in})
+	var v any
+	if r.Exit != 0 || json.Unmarshal(r.Stdout, &v) != nil {
+		t.Fatalf("rewrite = %+v, want JSON on stdout, exit 0", r)
+	}
+	if err := schema.Validate(v); err != nil {
+		t.Errorf("rewrite reply %s does not match %s: %v", r.Stdout, file, err)
+	}
+	if !bytes.Contains(r.Stdout, []byte(`bash -c 'ls'`)) || bytes.Contains(r.Stdout, []byte(`allow`)) {
+		t.Errorf("rewrite reply %s: want the new input and no approval", r.Stdout)
+	}
 }
 
 // wireRoundTrip: taking picket's wiring out of the settings it was added
