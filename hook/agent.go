@@ -118,6 +118,13 @@ type CommandHook struct {
 	// takes its own working directory as [Call.Root] where Decode left
 	// it empty, so the policy and relative paths are the session's.
 	RootIsWorkingDir bool
+	// HostEnv names a variable the agent sets in the environment of every
+	// hook command it runs, and no other agent does. An agent that runs
+	// other agents' hook commands (Copilot CLI runs those of a
+	// repository's .claude/settings.json) hands them its own events:
+	// picket hook judges an event as this agent's when the variable is
+	// set, whatever --agent names. "" for none.
+	HostEnv string
 }
 
 // EventKind is what an agent's event asks of picket.
@@ -149,6 +156,9 @@ type Answer struct {
 	// with instead of the model's ([Agent.Rewrite]): no approval, the
 	// agent's own rules still apply to it.
 	Input map[string]json.RawMessage
+	// Dialect is the [Call.Dialect] of the call Input rewrites, for an
+	// agent that answers a rewrite in the dialect it was asked in.
+	Dialect string
 }
 
 // TrustState is an agent's trust in one project, as its own files and

@@ -144,7 +144,7 @@ func (p *Pipeline) Rewrite(loaded *decide.Loaded, call Call) Answer {
 		p.Audit.Append(loaded, audit.Entry{Session: call.Session, Agent: call.Agent, Tool: call.Tool, Decision: "error", Reason: err.Error()})
 		return Answer{Deny: true, Reason: ErrorMessage(call.Tool, err)}
 	}
-	return Answer{Input: in}
+	return Answer{Input: in, Dialect: call.Dialect}
 }
 
 // Policy is the policy in force for the call's directory.

@@ -70,6 +70,11 @@ type Call struct {
 	Root  string
 	Tool  string
 	Input map[string]json.RawMessage
+	// Dialect names the form of the agent's event, for an agent that
+	// speaks more than one hook dialect (Copilot CLI's own and its
+	// Claude-compatible one) and must answer in the one it was asked in;
+	// "" for one that speaks one.
+	Dialect string
 	// Granted, when set, reports whether the person granted this access to
 	// this resolved path for the session; a grant lifts boundary and
 	// blocklist denials only.

@@ -60,6 +60,9 @@ func runHook(c *cli, args []string) int {
 		return reply(c, agents.Lookup(*name), hook.Answer{Deny: true, Reason: hook.ErrorMessage("", errors.New("bad hook arguments"))})
 	}
 	agent := agents.Lookup(*name)
+	if host := agents.Host(c.getenv); host != nil && agent != nil && agent.Hook != nil {
+		agent = host // its events, through another agent's hook command
+	}
 	if agent == nil || agent.Hook == nil {
 		// Denied in the default agent's schema, as a bad flag is.
 		c.errorf("unknown agent %q: picket hook answers %v", *name, hookAgents())

@@ -45,6 +45,18 @@ func Lookup(name string) *hook.Agent {
 	return nil
 }
 
+// Host is the agent whose hook environment variable ([hook.CommandHook]
+// HostEnv) getenv holds, or nil: the agent that runs the hook command,
+// whichever agent's settings named it.
+func Host(getenv func(string) string) *hook.Agent {
+	for _, a := range All {
+		if a.Hook != nil && a.Hook.HostEnv != "" && getenv(a.Hook.HostEnv) != "" {
+			return a
+		}
+	}
+	return nil
+}
+
 // Names are the registered agents' names, for messages.
 func Names() []string {
 	names := make([]string, len(All))
