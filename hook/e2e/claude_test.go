@@ -53,8 +53,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"github.com/picketdev/picket/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,25 +74,11 @@ func repoRoot(t *testing.T) string {
 }
 
 // claudeBinary finds the Claude Code binary that .ci/agents.sh installed
-// (or PICKET_CLAUDE names). Without one the test skips, unless CI or PICKET_E2E=1
-// says the agent must be there.
+// (or PICKET_CLAUDE names); see AgentBinary.
 func claudeBinary(t *testing.T) string {
 	t.Helper()
-	candidates := []string{os.Getenv("PICKET_CLAUDE")}
-	m := filepath.Join(repoRoot(t), ".cache", "agents", "node_modules", "@anthropic-ai")
-	for _, c := range []string{"claude-code/bin/claude.exe", "claude-code-linux-x64/claude", "claude-code-linux-x64-musl/claude", "claude-code-linux-arm64/claude"} {
-		candidates = append(candidates, filepath.Join(m, c))
-	}
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		if err := exec.Command(c, "--version").Run(); err == nil {
-			return c
-		}
-	}
-	testenv.Missing(t, fmt.Sprintf("no working Claude Code under %s: run bash .ci/agents.sh", m))
-	return ""
+	bin, _ := AgentBinary(t, "claude")
+	return bin
 }
 
 // scratch makes a directory for one test run: under the repository's

@@ -1,10 +1,25 @@
 // Package e2e drives the real coding agents against a scripted model, so
 // tests can prove what picket's hooks do to a real agent's tool calls.
 //
-// [Model] stands in for the Anthropic Messages API: an agent pointed at it
-// (ANTHROPIC_BASE_URL) gets scripted assistant turns instead of a model's,
-// and every request body is recorded, so a test can check what reached the
-// "model": the tool results, and that no secret ever did.
+// A [Model] is a server on 127.0.0.1 that plays a script of assistant
+// turns in one of four wire protocols: the Anthropic Messages API
+// ([StartModel]: Claude Code, Pi), the OpenAI Responses API ([StartResponses]:
+// Codex), Gemini's generateContent ([StartGemini]: Gemini CLI) and OpenAI
+// Chat Completions ([StartChat]: Copilot CLI, Qwen Code, opencode). The
+// script reads the same in each:
+//
+//	[]Turn{ToolUse("read_file", map[string]any{"file_path": ".env"}), Text("DONE")}
+//
+// Every request body is recorded, so a test can check what reached the
+// "model": the tool results ([Model.Results]) and that no secret ever did
+// ([Model.RequestsContaining]).
+//
+// # What it does not do
+//
+// It answers no question a script did not foresee: a request whose
+// conversation ran past the script gets a final text, and a side request
+// (one that offers no tools: titles, summaries, checks) gets a short plain
+// text. It does not model tokens, errors or rate limits.
 package e2e
 
 import (
@@ -14,25 +29,52 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Turn is one scripted assistant message.
 type Turn struct {
-	// Content holds the message's content blocks, as the API sends them.
+	// Content holds the message's blocks, in the Anthropic Messages API's
+	// shape, which each protocol translates: {"type":"text","text"},
+	// {"type":"tool_use","name","input"} and, for freeform tools such as
+	// Codex's apply_patch, {"type":"custom_tool_use","name","input":string}.
 	Content []map[string]any
 	// StopReason is "tool_use" when Content asks for tools, else "end_turn".
 	StopReason string
 }
 
-// ToolUse is a turn that asks for one tool call. The id is derived from the
-// turn's position by [Model], so the test can find the matching tool_result.
+// ToolUse is a turn that asks for one tool call. The call's id is derived
+// from the turn's position by [Model] ([ToolUseID]), so the test can find
+// the matching result.
 func ToolUse(name string, input map[string]any) Turn {
 	return Turn{
 		Content:    []map[string]any{{"type": "tool_use", "name": name, "input": input}},
 		StopReason: "tool_use",
 	}
+}
+
+// CustomToolUse is a turn that calls a freeform tool with raw text, such as
+// Codex's apply_patch with a patch envelope. Only [StartResponses] speaks
+// it; the other protocols have no freeform tools and answer such a turn
+// with an HTTP error, so a script that needs it fails loudly elsewhere.
+func CustomToolUse(name, input string) Turn {
+	return Turn{
+		Content:    []map[string]any{{"type": "custom_tool_use", "name": name, "input": input}},
+		StopReason: "tool_use",
+	}
+}
+
+// Calls is a turn that asks for several tool calls at once. The i-th call
+// of turn k gets the id CallID(k, i).
+func Calls(turns ...Turn) Turn {
+	t := Turn{StopReason: "tool_use"}
+	for _, c := range turns {
+		t.Content = append(t.Content, c.Content...)
+	}
+	return t
 }
 
 // Text is a final turn that ends the agent's loop.
@@ -47,34 +89,114 @@ type Request struct {
 	// Turn is the script index answered, or -1 for a side request (token
 	// counting, titles, anything without tools).
 	Turn int
+	// Time is when the request arrived.
+	Time time.Time
 }
 
-// Model is a scripted Anthropic Messages API server on 127.0.0.1.
+// Result is one tool result as the agent sent it back to the model.
+type Result struct {
+	// CallID is the id of the call it answers ([ToolUseID], [CallID]).
+	CallID string
+	// Text is the result's text, its parts joined.
+	Text string
+	// IsError is set where the protocol marks a failed call: Anthropic's
+	// is_error, Gemini's response.error. The Responses and Chat Completions
+	// APIs have no such mark, so it is always false there.
+	IsError bool
+	// Raw is the result as it arrived, in the protocol's own shape.
+	Raw json.RawMessage
+}
+
+// ToolUseID is the id [Model] gives the (first) tool call of script turn k.
+func ToolUseID(k int) string { return fmt.Sprintf("toolu_e2e_%02d", k) }
+
+// CallID is the id of the i-th tool call of script turn k: ToolUseID(k)
+// for the first, with a suffix for the others.
+func CallID(k, i int) string {
+	if i == 0 {
+		return ToolUseID(k)
+	}
+	return fmt.Sprintf("%s_%d", ToolUseID(k), i)
+}
+
+// turnOfID is the script turn a call id names, if it is one of ours.
+func turnOfID(id string) (int, bool) {
+	rest, ok := strings.CutPrefix(id, "toolu_e2e_")
+	if !ok {
+		return 0, false
+	}
+	rest, _, _ = strings.Cut(rest, "_")
+	k, err := strconv.Atoi(rest)
+	return k, err == nil && k >= 0
+}
+
+// nextTurn is the script turn that follows the calls a conversation
+// holds: one past the latest turn any of ids names, 0 when none does. It
+// is how the non-Anthropic protocols choose their answer from the
+// conversation alone.
+func nextTurn(ids []string) int {
+	next := 0
+	for _, id := range ids {
+		if k, ok := turnOfID(id); ok && k+1 > next {
+			next = k + 1
+		}
+	}
+	return next
+}
+
+// exchange is what a protocol reads from one model request.
+type exchange struct {
+	model  string
+	stream bool
+	// tools says the request offers tools: a main-loop request.
+	tools bool
+	// turn is the script turn the conversation is at.
+	turn int
+	// results are the tool results the request carries.
+	results []Result
+	// usage asks for a usage chunk at the end of a stream (Chat).
+	usage bool
+	// json says the request wants a JSON answer (a side request's
+	// structured check), so its answer is "{}" rather than prose.
+	json bool
+}
+
+// protocol is one wire format: which requests it answers, how it reads
+// them and how it writes a turn.
+type protocol interface {
+	// endpoint reports whether r asks the model for a turn.
+	endpoint(r *http.Request) bool
+	read(r *http.Request, body []byte) (exchange, error)
+	// write sends turn t, the script's turn k (-1 for a side request).
+	write(w http.ResponseWriter, x exchange, k int, t Turn) error
+	// other answers every other request.
+	other(w http.ResponseWriter, r *http.Request)
+}
+
+// Model is a scripted model server on 127.0.0.1.
 //
 // The answer to a main-loop request (one that offers tools) is chosen by the
-// conversation itself: with k assistant messages already in it, the k-th
-// turn of the script is sent. That makes retries and repeated requests
-// harmless, and needs no state besides the recording.
+// conversation itself: the Anthropic Messages API by counting the assistant
+// messages in it, the others by the ids of the scripted calls it holds
+// ([ToolUseID]). That makes retries and repeated requests harmless, and
+// needs no state besides the recording.
 type Model struct {
 	URL string
 
+	proto    protocol
 	script   []Turn
 	srv      *http.Server
-	ln       net.Listener
 	mu       sync.Mutex
 	requests []Request
+	results  []Result
 }
 
-// ToolUseID is the id [Model] gives the tool call of script turn k.
-func ToolUseID(k int) string { return fmt.Sprintf("toolu_e2e_%02d", k) }
-
-// StartModel starts a server that plays script. Close it when done.
-func StartModel(script []Turn) (*Model, error) {
+func start(p protocol, script []Turn) (*Model, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{URL: "http://" + ln.Addr().String(), script: script, ln: ln}
+	m := &Model{URL: "http://" + ln.Addr().String(), proto: p, script: script}
 	m.srv = &http.Server{Handler: m}
 	go m.srv.Serve(ln)
 	return m, nil
@@ -90,105 +212,134 @@ func (m *Model) Requests() []Request {
 	return append([]Request(nil), m.requests...)
 }
 
-func (m *Model) record(r Request) {
-	m.mu.Lock()
-	m.requests = append(m.requests, r)
-	m.mu.Unlock()
+// RequestsContaining returns the requests whose body holds s: a secret
+// that must never reach the model.
+func (m *Model) RequestsContaining(s string) []Request {
+	var out []Request
+	for _, r := range m.Requests() {
+		if bytes.Contains(r.Body, []byte(s)) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
-// messagesRequest is the part of a Messages API request the server reads.
-type messagesRequest struct {
-	Model    string            `json:"model"`
-	Stream   bool              `json:"stream"`
-	Tools    []json.RawMessage `json:"tools"`
-	Messages []struct {
-		Role string `json:"role"`
-	} `json:"messages"`
+// Results returns, by call id, the latest result the agent sent for each
+// tool call, from main-loop requests.
+func (m *Model) Results() map[string]Result {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]Result{}
+	for _, r := range m.results {
+		out[r.CallID] = r
+	}
+	return out
+}
+
+func (m *Model) record(r Request, results ...Result) {
+	m.mu.Lock()
+	m.requests = append(m.requests, r)
+	m.results = append(m.results, results...)
+	m.mu.Unlock()
 }
 
 func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	rec := Request{Method: r.Method, Path: r.URL.Path, Body: body, Turn: -1}
-	switch {
-	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
+	rec := Request{Method: r.Method, Path: r.URL.Path, Body: body, Turn: -1, Time: time.Now()}
+	if !m.proto.endpoint(r) {
+		// Anything else (metrics, feature flags, model lists) gets an
+		// answer that neither stalls the agent nor makes it retry.
 		m.record(rec)
-		writeJSON(w, map[string]any{"input_tokens": 100})
-	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
-		var req messagesRequest
-		if err := json.Unmarshal(body, &req); err != nil {
-			m.record(rec)
-			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad json"}}`, http.StatusBadRequest)
-			return
-		}
-		turn := m.answer(req)
-		if len(req.Tools) > 0 {
-			rec.Turn = countAssistant(req)
-		}
+		m.proto.other(w, r)
+		return
+	}
+	x, err := m.proto.read(r, body)
+	if err != nil {
 		m.record(rec)
-		msg := message(req.Model, rec.Turn, turn)
-		if req.Stream {
-			writeStream(w, msg)
-		} else {
-			writeJSON(w, msg)
-		}
-	default:
-		// Anything else (metrics, feature flags, account look-ups) gets an
-		// empty success, so the agent neither stalls nor retries.
-		m.record(rec)
-		writeJSON(w, map[string]any{})
+		http.Error(w, fmt.Sprintf(`{"error":{"message":%q}}`, err.Error()), http.StatusBadRequest)
+		return
+	}
+	turn := Text("ok")
+	if x.json {
+		turn = Text("{}")
+	}
+	var results []Result
+	if x.tools {
+		rec.Turn = x.turn
+		turn = m.turn(x.turn)
+		results = x.results
+	}
+	m.record(rec, results...)
+	if err := m.proto.write(w, x, rec.Turn, turn); err != nil {
+		http.Error(w, fmt.Sprintf(`{"error":{"message":%q}}`, err.Error()), http.StatusInternalServerError)
 	}
 }
 
-func countAssistant(req messagesRequest) int {
-	k := 0
-	for _, msg := range req.Messages {
-		if msg.Role == "assistant" {
-			k++
-		}
-	}
-	return k
-}
-
-// answer picks the turn for a request: side requests (no tools) get a short
-// text, main-loop requests the script's next turn, and a conversation that
-// ran past the script an end_turn that says so.
-func (m *Model) answer(req messagesRequest) Turn {
-	if len(req.Tools) == 0 {
-		return Text("ok")
-	}
-	k := countAssistant(req)
+// turn is the script's turn k, or an end once the script ran out.
+func (m *Model) turn(k int) Turn {
 	if k >= len(m.script) {
 		return Text("script finished")
 	}
 	return m.script[k]
 }
 
-// message builds the full assistant message for turn k of the script.
-func message(model string, k int, t Turn) map[string]any {
-	content := make([]map[string]any, len(t.Content))
-	for i, b := range t.Content {
-		c := map[string]any{}
-		for key, v := range b {
-			c[key] = v
+// call is one tool call of a turn, as every protocol needs it.
+type call struct {
+	id, name string
+	// custom marks a freeform call; input is then a string.
+	custom bool
+	input  any
+}
+
+// calls lists turn k's tool calls with their ids.
+func calls(k int, t Turn) []call {
+	var out []call
+	for _, b := range t.Content {
+		switch b["type"] {
+		case "tool_use", "custom_tool_use":
+			name, _ := b["name"].(string)
+			out = append(out, call{id: CallID(k, len(out)), name: name, custom: b["type"] == "custom_tool_use", input: b["input"]})
 		}
-		if c["type"] == "tool_use" {
-			c["id"] = ToolUseID(k)
+	}
+	return out
+}
+
+// text joins turn t's text blocks.
+func text(t Turn) string {
+	var b strings.Builder
+	for _, c := range t.Content {
+		if c["type"] == "text" {
+			s, _ := c["text"].(string)
+			b.WriteString(s)
 		}
-		content[i] = c
 	}
-	if model == "" {
-		model = "claude-scripted"
+	return b.String()
+}
+
+// noCustom refuses a turn with a freeform call in a protocol without them.
+func noCustom(cs []call) error {
+	for _, c := range cs {
+		if c.custom {
+			return fmt.Errorf("script turn calls freeform tool %s, which this protocol cannot send", c.name)
+		}
 	}
-	return map[string]any{
-		"id":            fmt.Sprintf("msg_e2e_%d", k+1),
-		"type":          "message",
-		"role":          "assistant",
-		"model":         model,
-		"content":       content,
-		"stop_reason":   t.StopReason,
-		"stop_sequence": nil,
-		"usage":         map[string]any{"input_tokens": 100, "output_tokens": 20},
+	return nil
+}
+
+// textOf flattens a result's content: a string, or a list of parts whose
+// text is joined.
+func textOf(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
 	}
+	var parts []struct{ Text string }
+	json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -196,47 +347,27 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// writeStream sends msg as the Messages API's server-sent events: each text
-// block as one text_delta, each tool_use input as one input_json_delta.
-func writeStream(w http.ResponseWriter, msg map[string]any) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	var b bytes.Buffer
-	event := func(name string, data map[string]any) {
-		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", name, marshalPlain(data))
+// sse writes server-sent events into a buffer, sent whole at the end.
+type sse struct{ b bytes.Buffer }
+
+// event writes one event; an empty name writes a bare data line.
+func (s *sse) event(name string, data any) {
+	if name != "" {
+		fmt.Fprintf(&s.b, "event: %s\n", name)
 	}
-	start := map[string]any{}
-	for k, v := range msg {
-		start[k] = v
-	}
-	start["content"] = []any{}
-	start["stop_reason"] = nil
-	start["usage"] = map[string]any{"input_tokens": 100, "output_tokens": 1}
-	event("message_start", map[string]any{"type": "message_start", "message": start})
-	for i, c := range msg["content"].([]map[string]any) {
-		switch c["type"] {
-		case "tool_use":
-			input := marshalPlain(c["input"])
-			event("content_block_start", map[string]any{"type": "content_block_start", "index": i,
-				"content_block": map[string]any{"type": "tool_use", "id": c["id"], "name": c["name"], "input": map[string]any{}}})
-			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
-		default:
-			event("content_block_start", map[string]any{"type": "content_block_start", "index": i,
-				"content_block": map[string]any{"type": "text", "text": ""}})
-			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-				"delta": map[string]any{"type": "text_delta", "text": c["text"]}})
-		}
-		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-	}
-	event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": msg["stop_reason"], "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": 20}})
-	event("message_stop", map[string]any{"type": "message_stop"})
-	w.Write(b.Bytes())
+	fmt.Fprintf(&s.b, "data: %s\n\n", marshalPlain(data))
 }
 
-// marshalPlain marshals v as the API does, without escaping <, > and & for
+// raw writes a data line as is, such as Chat Completions' "[DONE]".
+func (s *sse) raw(data string) { fmt.Fprintf(&s.b, "data: %s\n\n", data) }
+
+func (s *sse) send(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(s.b.Bytes())
+}
+
+// marshalPlain marshals v as the APIs do, without escaping <, > and & for
 // HTML, so streamed tool input is byte for byte what the script says.
 func marshalPlain(v any) string {
 	var b bytes.Buffer

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"github.com/picketdev/picket/internal/testenv"
 	"io"
 	"net"
@@ -23,21 +22,12 @@ import (
 	"github.com/picketdev/picket/decide"
 )
 
-// piBinary finds the pi that .ci/agents.sh installed (or PICKET_PI names).
-// Without one the test skips, unless CI or PICKET_E2E=1 says it must be there.
+// piBinary finds the pi that .ci/agents.sh installed (or PICKET_PI
+// names); see AgentBinary.
 func piBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(repoRoot(t), ".cache", "agents", "node_modules", ".bin", "pi")
-	for _, c := range []string{os.Getenv("PICKET_PI"), bin} {
-		if c == "" {
-			continue
-		}
-		if err := exec.Command(c, "--version").Run(); err == nil {
-			return c
-		}
-	}
-	testenv.Missing(t, fmt.Sprintf("no working pi at %s: run bash .ci/agents.sh", bin))
-	return ""
+	bin, _ := AgentBinary(t, "pi")
+	return bin
 }
 
 // piWorld is one test's machine with Pi's config and picket's extension
