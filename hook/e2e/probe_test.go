@@ -45,7 +45,7 @@ const (
 	ModeExit2Quiet = "mode-quietexit2" // exit 2, nothing on stderr
 	ModeExit3      = "mode-exit3"      // the reason on stderr, exit 3
 	ModeMissing    = "mode-missing"    // exec a binary that is not there (127)
-	ModeTimeout    = "mode-timeout"    // sleep three times the hook timeout
+	ModeTimeout    = "mode-timeout"    // become a sleep three times the hook timeout
 	ModeSignal     = "mode-signal"     // SIGKILL itself
 	ModeBadJSON    = "mode-badjson"    // "{bad" on stdout, exit 0
 	ModeUnknown    = "mode-unknown"    // the deny reply plus an unknown field, exit 0
@@ -127,7 +127,7 @@ case $in in
 *` + ModeExit2 + `*) echo ` + q(ProbeReason+" (exit 2)") + ` >&2; exit 2 ;;
 *` + ModeExit3 + `*) echo ` + q(ProbeReason+" (exit 3)") + ` >&2; exit 3 ;;
 *` + ModeMissing + `*) exec /nonexistent/picket-probe-missing ;;
-*` + ModeTimeout + `*) sleep ` + fmt.Sprint(int(3*ProbeTimeout/time.Second)) + `; exit 0 ;;
+*` + ModeTimeout + `*) exec sleep ` + fmt.Sprint(int(3*ProbeTimeout/time.Second)) + ` ;;
 *` + ModeSignal + `*) kill -9 $$ ;;
 *` + ModeBadJSON + `*) printf '{bad'; exit 0 ;;
 *` + ModeUnknown + `*) printf '%s' ` + q(r.Unknown) + `; exit 0 ;;
@@ -187,7 +187,21 @@ func readHookLog(t *testing.T, path string) []hookRun {
 	return out
 }
 
-// find returns the first hook run whose input contains marker.
+// findInput returns the first hook run whose stdin member key (the tool
+// input) is input, compared as JSON with sorted keys.
+func findInput(runs []hookRun, key, input string) (hookRun, bool) {
+	var v any
+	json.Unmarshal([]byte(input), &v)
+	want, _ := json.Marshal(v)
+	for _, r := range runs {
+		if inputOf(r, key) == string(want) {
+			return r, true
+		}
+	}
+	return hookRun{}, false
+}
+
+// findRun returns the first hook run whose input contains marker.
 func findRun(runs []hookRun, marker string) (hookRun, bool) {
 	for _, r := range runs {
 		if bytes.Contains(r.Raw, []byte(marker)) {
@@ -198,7 +212,8 @@ func findRun(runs []hookRun, marker string) (hookRun, bool) {
 }
 
 // probeWorld is one probe run's machine: a home with XDG dirs under it,
-// and a git project holding notes.txt, the canary file and sub/deep.txt.
+// and a git project holding notes.txt, sub/deep.txt and the canary file,
+// both in the project and in sub.
 // Agents run in project/sub, a subdirectory of the repository, so a
 // relative path tells whether the agent resolves it against its working
 // directory or the project root.
@@ -226,6 +241,7 @@ func newProbeWorld(t *testing.T, extraEnv ...string) *probeWorld {
 	writeFile(t, filepath.Join(w.project, "notes.txt"), "hello from the probe notes\n")
 	writeFile(t, filepath.Join(w.project, Canary+".txt"), CanaryContent+"\n")
 	writeFile(t, filepath.Join(w.sub, "deep.txt"), "deep file in sub\n")
+	writeFile(t, filepath.Join(w.sub, Canary+".txt"), CanaryContent+"\n")
 	mustRun(t, w.project, w.env, "git", "init", "-q")
 	return w
 }
