@@ -24,8 +24,8 @@ func newCodexWorld(t *testing.T) *codexWorld {
 }
 
 // codexConfig is config.toml pointing Codex at model with a catalog model
-// slug (so apply_patch is offered), update checks and analytics off, plus
-// extra TOML.
+// slug (so apply_patch is offered), update checks, analytics and the
+// plugin marketplace off, plus extra TOML.
 func codexConfig(model *Model, extra string) string {
 	return `model = "gpt-5.5"
 model_provider = "e2e"
@@ -33,6 +33,11 @@ check_for_update_on_startup = false
 
 [analytics]
 enabled = false
+
+# The plugin marketplace looks up github.com, api.github.com and
+# chatgpt.com at every start.
+[features]
+plugins = false
 
 [model_providers.e2e]
 name = "e2e"

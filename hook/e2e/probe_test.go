@@ -264,7 +264,7 @@ func (w *probeWorld) tryRun(dir string, extra []string, name string, args ...str
 	if st := os.Getenv("PICKET_E2E_STRACE"); st != "" {
 		// Shows every connection an agent opens (outside loopback there
 		// must be none): PICKET_E2E_STRACE=/path/prefix.
-		args = append([]string{"-f", "-e", "trace=connect", "-o", st + "." + filepath.Base(name), name}, args...)
+		args = append([]string{"-f", "-e", "trace=" + strace(), "-o", st + "." + filepath.Base(name), name}, args...)
 		name = "strace"
 	}
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -429,3 +429,10 @@ func inputOf(r hookRun, key string) string {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+func strace() string {
+	if s := os.Getenv("PICKET_E2E_STRACE_SET"); s != "" {
+		return s
+	}
+	return "connect"
+}

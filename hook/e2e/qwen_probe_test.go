@@ -14,7 +14,9 @@ type qwenWorld struct {
 
 func newQwenWorld(t *testing.T) *qwenWorld {
 	t.Helper()
-	w := &qwenWorld{probeWorld: newProbeWorld(t)}
+	// QWEN_CODE_NO_RELAUNCH: Qwen Code would start itself a second time
+	// to raise Node's heap, seconds of start-up for nothing here.
+	w := &qwenWorld{probeWorld: newProbeWorld(t, "QWEN_CODE_NO_RELAUNCH=true")}
 	w.qwenDir = filepath.Join(w.home, ".qwen")
 	return w
 }
