@@ -232,6 +232,11 @@ type InstallOptions struct {
 	User, Project bool
 	// Print writes the result to Stdout instead of changing any file.
 	Print bool
+	// Trust writes the agent's trust record for picket's own hook, where
+	// the agent skips a hook no one trusted and the person asked for it
+	// (--trust): the record the agent's own trust dialogue would write,
+	// for that hook alone. Without it, install says what to do.
+	Trust bool
 	// Exe is the picket executable the wiring runs (absolute, resolved);
 	// ExeGiven says the person named it (--exe).
 	Exe      string
