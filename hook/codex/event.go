@@ -1,0 +1,129 @@
+package codex
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/picketdev/picket/hook"
+)
+
+// Event is one Codex hook event, with the fields picket reads.
+type Event struct {
+	Session string
+	Turn    string
+	// Cwd is the working directory of the call: for a shell command the
+	// one the model chose (workdir), not the session's.
+	Cwd   string
+	Event string // hook_event_name
+	Tool  string
+	Input map[string]json.RawMessage
+}
+
+// Parse decodes one event strictly: a JSON object in valid UTF-8 with
+// exact key names, as Codex writes them (Go's decoder would match keys
+// case-insensitively and replace invalid UTF-8, and picket could judge
+// another call than the one Codex runs).
+func Parse(b []byte) (Event, error) {
+	var ev Event
+	if len(b) > hook.MaxEvent {
+		return ev, fmt.Errorf("event is over %d bytes", hook.MaxEvent)
+	}
+	if !utf8.Valid(b) {
+		return ev, errors.New("event is not valid UTF-8")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		return ev, errors.New("event is not a JSON object")
+	}
+	fields := []struct {
+		key      string
+		dst      *string
+		required bool
+	}{
+		{"hook_event_name", &ev.Event, true},
+		{"session_id", &ev.Session, false},
+		{"turn_id", &ev.Turn, false},
+		{"cwd", &ev.Cwd, false},
+		{"tool_name", &ev.Tool, false},
+	}
+	for _, f := range fields {
+		raw, ok := obj[f.key]
+		if !ok {
+			if f.required {
+				return ev, fmt.Errorf("event has no %s", f.key)
+			}
+			continue
+		}
+		v, err := hook.StringOf(raw)
+		if err != nil {
+			return ev, fmt.Errorf("event field %s: %w", f.key, err)
+		}
+		*f.dst = v
+	}
+	if ev.Event != EventPreToolUse {
+		return ev, nil
+	}
+	if ev.Tool == "" {
+		return ev, errors.New("PreToolUse event has no tool_name")
+	}
+	if !filepath.IsAbs(ev.Cwd) {
+		return ev, fmt.Errorf("event cwd %q is not an absolute path", ev.Cwd)
+	}
+	if raw, ok := obj["tool_input"]; ok {
+		if err := hook.DecodeObject(raw, &ev.Input); err != nil {
+			return ev, fmt.Errorf("event field tool_input: %w", err)
+		}
+	}
+	return ev, nil
+}
+
+// decode is the Agent's event codec. Codex hands the hook the call's
+// working directory as cwd; the session's directory, where the policy is
+// and the hook runs, comes from the hook's own working directory
+// (CommandHook.RootIsWorkingDir).
+func decode(b []byte) (hook.Event, error) {
+	ev, err := Parse(b)
+	out := hook.Event{Call: hook.Call{Agent: Name, Session: ev.Session, Turn: ev.Turn, Cwd: ev.Cwd, Tool: ev.Tool, Input: ev.Input}}
+	if err != nil {
+		return out, err
+	}
+	if ev.Event == EventPreToolUse {
+		out.Kind = hook.BeforeTool
+	}
+	return out, nil
+}
+
+// Deny is Codex's PreToolUse answer that blocks the call, in exactly the
+// schema Codex accepts (one field more, and Codex runs the call).
+func Deny(reason string) []byte {
+	type specific struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	b, _ := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{EventPreToolUse, "deny", reason}})
+	return append(b, '\n')
+}
+
+// reply is Codex's answer. A block exits 2 with the reason on stderr:
+// Codex reads that as a block whatever is on stdout, where a login
+// shell's start-up files (Codex runs hooks through $SHELL -lc) may have
+// printed, and would spoil a JSON answer that Codex then ignores,
+// running the call. The JSON deny goes to stdout as well, for anyone
+// reading picket's answer (picket doctor, the tests). An allowed call
+// gets nothing and exit 0: Codex's own approvals still apply.
+func reply(a hook.Answer) hook.Reply {
+	if !a.Deny {
+		return hook.Reply{}
+	}
+	reason := a.Reason
+	if reason == "" {
+		reason = "picket: blocked" // Codex runs a call whose block has no reason
+	}
+	return hook.Reply{Stdout: Deny(reason), Stderr: []byte(reason + "\n"), Exit: 2}
+}
