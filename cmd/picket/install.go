@@ -19,7 +19,7 @@ func init() {
 }
 
 const installUsage = `Usage:
-  picket install AGENT [--project | --user] [--print] [--exe P]
+  picket install AGENT [--project | --user] [--trust] [--print] [--exe P]
   picket uninstall AGENT [--project | --user] [--print] [--exe P]
 
 Wires picket into an agent, keeping everything else in its settings;
@@ -31,12 +31,17 @@ uninstall takes out exactly what install added. AGENT is one of:
           in .claude/settings.json
   pi      Pi: picket's extension, with this picket's absolute path baked
           in, in .pi/extensions/picket/ (or ~/.pi/agent/extensions/picket/)
+  codex   Codex: a PreToolUse hook (the shell, apply_patch, view_image)
+          in ~/.codex/hooks.json (or .codex/hooks.json), which Codex runs
+          only once trusted: in its /hooks, or with --trust
 
   --project  the project's settings: the root is $CLAUDE_PROJECT_DIR when
              set, else the git top level of the current directory, else the
              current directory (the default for claude)
   --user     the person's settings, for every project (~/.claude, and the
-             default for pi: ~/.pi/agent)
+             default for pi and codex: ~/.pi/agent, ~/.codex)
+  --trust    codex: also write Codex's trust record for picket's own hook
+             (what trusting it in Codex's /hooks writes)
   --print    print what would be written (uninstall pi: the directory it
              would remove) to stdout and write nothing
   --exe P    picket executable the wiring runs (default: this one)
@@ -66,6 +71,7 @@ func install(c *cli, name string, args []string) int {
 	user := fs.Bool("user", false, "")
 	print := fs.Bool("print", false, "")
 	exe := fs.String("exe", "", "")
+	trust := fs.Bool("trust", false, "")
 	if _, code, ok := c.parseFlags(fs, args, false); !ok {
 		return code
 	}
@@ -100,7 +106,7 @@ func install(c *cli, name string, args []string) int {
 	}
 	o := hook.InstallOptions{
 		User: *user, Project: *project,
-		Print: *print, Exe: exePath, ExeGiven: *exe != "",
+		Print: *print, Trust: *trust, Exe: exePath, ExeGiven: *exe != "",
 		Home: c.getenv("HOME"), StateDir: c.stateDir(),
 		ConfigDir: decide.Env{Home: c.home(), ConfigHome: c.getenv("XDG_CONFIG_HOME")}.UserConfigDir(),
 		Getenv:    c.getenv, Env: c.env, Dir: wd, Stdout: c.stdout,

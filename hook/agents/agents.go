@@ -7,6 +7,7 @@ package agents
 import (
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/hook/claude"
+	"github.com/picketdev/picket/hook/codex"
 	"github.com/picketdev/picket/hook/pi"
 )
 
@@ -14,6 +15,7 @@ import (
 var All = []*hook.Agent{
 	&claude.Agent,
 	&pi.Agent,
+	&codex.Agent,
 }
 
 // unfenced are the configuration files of agents picket does not fence
@@ -22,9 +24,6 @@ var All = []*hook.Agent{
 // cannot plant a hook for one it does not. An agent's package takes its
 // own lines from here when it joins All.
 var unfenced = []string{
-	// OpenAI Codex CLI: settings, hooks, the project's whole .codex, and
-	// the user-wide prompt.
-	"~/.codex/config.toml", "~/.codex/hooks.json", ".codex", "~/.codex/AGENTS.m[d]",
 	// Gemini CLI: settings (hooks), extensions (hooks and MCP servers),
 	// the user-wide prompt.
 	"~/.gemini/settings.json", ".gemini/settings.json",
