@@ -403,7 +403,7 @@ func TestHookHostile(t *testing.T) {
 func TestHookArguments(t *testing.T) {
 	h := newHookProject(t, hookFence)
 	env := h.pre("Read", map[string]any{"file_path": filepath.Join(h.dir, "README.md")})
-	for _, args := range [][]string{{"--agent", "codex"}, {"--no-such-flag"}, {"--deadline", "soon"}} {
+	for _, args := range [][]string{{"--agent", "cursor"}, {"--no-such-flag"}, {"--deadline", "soon"}} {
 		a := h.run(env, args...)
 		if a.code != 0 || a.kind() != wantError {
 			t.Errorf("hook %v: exit %d, answer %v, want 0 and an error deny", args, a.code, a.kind())

@@ -252,7 +252,7 @@ func TestInstallClaudeErrors(t *testing.T) {
 		wantErr string
 	}{
 		{[]string{"install"}, "claude or pi"},
-		{[]string{"install", "codex"}, "claude or pi"},
+		{[]string{"install", "cursor"}, "unknown agent cursor"},
 		{[]string{"install", "claude", "--user", "--project"}, "exclude each other"},
 		{[]string{"install", "claude", "--nope"}, "flag provided but not defined"},
 		{[]string{"install", "claude", "--exe", "/p"}, "invalid settings JSON"},

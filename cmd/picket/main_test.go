@@ -130,7 +130,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--bogus", "--", "true"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
 		{[]string{"prompt", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
 		{[]string{"serve", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},
-		{[]string{"install", "codex"}, 2, "", "picket: error: install: unknown agent codex: picket installs into claude or pi"},
+		{[]string{"install", "cursor"}, 2, "", "picket: error: install: unknown agent cursor: picket installs into claude or "},
 		{[]string{"install"}, 2, "", "picket: error: install needs exactly one agent: claude or pi"},
 		// The agent's own usage, once, on stdout (it also went to stderr).
 		{[]string{"install", "claude", "--help"}, 0, "  --exe P    picket executable the hook command runs", ""},
