@@ -17,7 +17,9 @@ import (
 func init() { commands["show"] = runShow }
 
 // appliesTo says which layer enforces each top-level field: picket's file
-// tools ("fs"), the shell sandbox ("bash"), both, or neither yet.
+// tools ("fs"), the shell sandbox ("bash"), both, the check of the shell
+// command lines picket cannot sandbox ("shell lines": Codex's), or
+// neither yet.
 var appliesTo = map[string]string{
 	"filesystem.allowRead":       "both",
 	"filesystem.denyRead":        "both",
@@ -35,8 +37,8 @@ var appliesTo = map[string]string{
 	"picket.prompt":              "fs",
 	"picket.sandbox":             "bash",
 	"network":                    "bash",
-	"command":                    "none yet",
-	"ssh":                        "none yet",
+	"command":                    "shell lines",
+	"ssh":                        "shell lines",
 	"devices":                    "bash",
 	"macos":                      "none (Linux only)",
 	"allowPty":                   "bash",
@@ -198,4 +200,8 @@ func printShow(w io.Writer, out showOutput, spec decide.Spec) {
 	for _, l := range out.SandboxNotes {
 		line("%s", l)
 	}
+	line("%s", shellLinesNote)
 }
+
+// shellLinesNote says what the check of a shell command line is worth.
+const shellLinesNote = "shell lines: the shell commands of an agent picket cannot run in its sandbox (Codex) are judged by their words before they run: best effort, since a program can build a path at run time; use the agent's own sandbox alongside (codex --sandbox workspace-write)"
