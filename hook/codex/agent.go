@@ -42,6 +42,7 @@ var Agent = hook.Agent{
 	Decode:      decode,
 	Hook:        &hook.CommandHook{Timeout: HookTimeout * time.Second, RootIsWorkingDir: true},
 	Reply:       reply,
+	Trust:       trust,
 	ConfigPaths: configPaths,
 	Wire:        wire,
 	Unwire:      unwire,

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/picketdev/picket/hook"
 )
 
 // Codex runs a hook from hooks.json only once the person has trusted it:
@@ -253,4 +255,60 @@ func readSmall(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than 16 MiB", path)
 	}
 	return os.ReadFile(path)
+}
+
+// trust is the Agent's Trust, for picket doctor: whether Codex runs
+// picket's hook in the project at o.Dir, from the user's hooks.json or the
+// project's, as config.toml records the trust Codex asks for each.
+func trust(o hook.InstallOptions) hook.TrustState {
+	home, err := Home(o.Getenv)
+	if err != nil {
+		return hook.TrustState{Detail: err.Error(), Fix: "set HOME or CODEX_HOME"}
+	}
+	config := filepath.Join(home, "config.toml")
+	root := hook.GitTop(o.Dir, o.Env)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	var notes []string
+	for _, hooks := range []string{filepath.Join(home, "hooks.json"), filepath.Join(root, ".codex", "hooks.json")} {
+		st, err := Trust(home, hooks)
+		if err != nil {
+			notes = append(notes, err.Error())
+			continue
+		}
+		for _, h := range st {
+			if h.Status != Trusted {
+				notes = append(notes, fmt.Sprintf("picket's hook in %s is %s (hooks.state %q in %s)", hooks, h.Status, h.Key, config))
+				continue
+			}
+			if hooks != filepath.Join(home, "hooks.json") && !projectTrusted(config, root) {
+				notes = append(notes, fmt.Sprintf("picket's hook in %s is trusted, but the project %s is not, so Codex does not load its .codex", hooks, root))
+				continue
+			}
+			return hook.TrustState{Trusted: true, Detail: fmt.Sprintf("picket's hook in %s is trusted (hooks.state %q in %s)", hooks, h.Key, config)}
+		}
+	}
+	if len(notes) == 0 {
+		notes = append(notes, "no hook of picket's in "+filepath.Join(home, "hooks.json")+" or "+filepath.Join(root, ".codex", "hooks.json"))
+	}
+	return hook.TrustState{Detail: strings.Join(notes, "; "),
+		Fix: "run 'picket install codex --trust', or trust picket's PreToolUse hook in Codex's /hooks (Codex skips it without a word until then)"}
+}
+
+// projectTrusted reports whether config.toml trusts the project at root.
+func projectTrusted(config, root string) bool {
+	b, err := readSmall(config)
+	if err != nil {
+		return false
+	}
+	var cfg struct {
+		Projects map[string]struct {
+			TrustLevel string `toml:"trust_level"`
+		} `toml:"projects"`
+	}
+	if _, err := toml.Decode(string(b), &cfg); err != nil {
+		return false
+	}
+	return cfg.Projects[root].TrustLevel == "trusted"
 }

@@ -1,10 +1,13 @@
 package codex
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/picketdev/picket/hook"
 )
 
 // TestTrust reads what Codex does with picket's hook from config.toml:
@@ -59,5 +62,43 @@ func TestAddTrust(t *testing.T) {
 	}
 	if _, err := addTrust([]byte("hooks = { state = {} }\n"), key, hash, block, ""); err == nil {
 		t.Errorf("--trust left a config.toml that does not parse")
+	}
+}
+
+// TestInstallTrust: install --trust leaves picket's hook trusted as
+// doctor reads it (Agent.Trust); a plain install says it is not and what
+// to do; uninstall takes the trust record out with the hook, and the
+// files install created.
+func TestInstallTrust(t *testing.T) {
+	base := t.TempDir()
+	home, proj := filepath.Join(base, "home"), filepath.Join(base, "proj")
+	os.MkdirAll(proj, 0o755)
+	os.MkdirAll(home, 0o755)
+	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
+	var hints []string
+	say := func(f string, a ...any) { hints = append(hints, fmt.Sprintf(f, a...)) }
+	o := hook.InstallOptions{Exe: "/opt/picket/bin/picket", Home: home, StateDir: filepath.Join(base, "state"),
+		Getenv: func(k string) string { return env[k] }, Dir: proj, Info: say, Warn: say, Hint: say}
+	if err := install(o); err != nil {
+		t.Fatal(err)
+	}
+	if st := trust(o); st.Trusted || st.Fix == "" {
+		t.Errorf("after a plain install: %+v, want untrusted and a fix", st)
+	}
+	if !strings.Contains(strings.Join(hints, "\n"), "/hooks") {
+		t.Errorf("install did not say how to trust the hook:\n%s", strings.Join(hints, "\n"))
+	}
+	o.Trust = true
+	if err := install(o); err != nil {
+		t.Fatal(err)
+	}
+	if st := trust(o); !st.Trusted {
+		t.Errorf("after install --trust: %+v, want trusted", st)
+	}
+	if err := uninstall(o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".codex")); !os.IsNotExist(err) {
+		t.Errorf("uninstall left ~/.codex (%v)", err)
 	}
 }
