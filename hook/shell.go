@@ -8,6 +8,10 @@ import (
 	"github.com/picketdev/picket/hook/shellcmd"
 )
 
+// ShellLinesNote says what judging a shell command line by its words is
+// worth, for picket show and picket doctor.
+const ShellLinesNote = "shell lines: the shell commands of an agent picket cannot run in its sandbox (Codex) are judged by their words before they run: best effort, since a program can build a path at run time; use the agent's own sandbox alongside (codex --sandbox workspace-write)"
+
 // LayerCommand is the layer of a block by fence's command or ssh section:
 // a shell command line runs a command the policy refuses.
 const LayerCommand decide.Layer = "command"

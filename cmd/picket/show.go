@@ -11,15 +11,15 @@ import (
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/escape"
+	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/sandbox"
 )
 
 func init() { commands["show"] = runShow }
 
 // appliesTo says which layer enforces each top-level field: picket's file
-// tools ("fs"), the shell sandbox ("bash"), both, the check of the shell
-// command lines picket cannot sandbox ("shell lines": Codex's), or
-// neither yet.
+// tools ("fs"), the shell sandbox ("bash"), both, or the shell lines
+// picket judges by their words (hook.ShellLinesNote), or neither yet.
 var appliesTo = map[string]string{
 	"filesystem.allowRead":       "both",
 	"filesystem.denyRead":        "both",
@@ -200,8 +200,5 @@ func printShow(w io.Writer, out showOutput, spec decide.Spec) {
 	for _, l := range out.SandboxNotes {
 		line("%s", l)
 	}
-	line("%s", shellLinesNote)
+	line("%s", hook.ShellLinesNote)
 }
-
-// shellLinesNote says what the check of a shell command line is worth.
-const shellLinesNote = "shell lines: the shell commands of an agent picket cannot run in its sandbox (Codex) are judged by their words before they run: best effort, since a program can build a path at run time; use the agent's own sandbox alongside (codex --sandbox workspace-write)"
