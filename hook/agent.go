@@ -254,6 +254,18 @@ type InstallOptions struct {
 	Info, Warn, Hint func(format string, args ...any)
 }
 
+// DecodeHook decodes an event a command hook reads, as Decode, and where
+// the agent starts its hook in the session's directory but names another
+// as the event's cwd ([CommandHook.RootIsWorkingDir]), sets Call.Root to
+// the hook's own working directory, from wd.
+func (a *Agent) DecodeHook(event []byte, wd func() (string, error)) (Event, error) {
+	ev, err := a.Decode(event)
+	if err == nil && a.Hook != nil && a.Hook.RootIsWorkingDir && ev.Call.Root == "" {
+		ev.Call.Root, err = wd()
+	}
+	return ev, err
+}
+
 // FileTool reports whether the agent judges tool.
 func (a *Agent) FileTool(tool string) bool {
 	for _, t := range a.FileTools {

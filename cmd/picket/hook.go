@@ -91,10 +91,7 @@ func runHook(c *cli, args []string) int {
 			return
 		}
 		recoverQuarantine(c)
-		ev, err := agent.Decode(in)
-		if err == nil && agent.Hook.RootIsWorkingDir && ev.Call.Root == "" {
-			ev.Call.Root, err = os.Getwd()
-		}
+		ev, err := agent.DecodeHook(in, os.Getwd)
 		if err != nil {
 			done <- pipe.DecodeError(ev, err)
 			return
