@@ -31,15 +31,14 @@ uninstall takes out exactly what install added. AGENT is one of:
           in .claude/settings.json
   pi      Pi: picket's extension, with this picket's absolute path baked
           in, in .pi/extensions/picket/ (or ~/.pi/agent/extensions/picket/)
-  codex   Codex: a PreToolUse hook in ~/.codex/hooks.json (or .codex/),
-          which Codex runs only once trusted (in its /hooks, or --trust)
+  codex   Codex: a PreToolUse hook in ~/.codex/hooks.json (or .codex/)
 
   --project  the project's settings: the root is $CLAUDE_PROJECT_DIR when
              set, else the git top level of the current directory, else the
              current directory (the default for claude)
   --user     the person's settings, for every project (~/.claude, and the
              default for pi and codex: ~/.pi/agent, ~/.codex)
-  --trust    codex: also trust picket's own hook, as Codex's /hooks would
+  --trust    codex: also trust picket's hook, as Codex's /hooks would
   --print    print what would be written (uninstall pi: the directory it
              would remove) to stdout and write nothing
   --exe P    picket executable the wiring runs (default: this one)

@@ -18,8 +18,7 @@ import (
 func init() { commands["show"] = runShow }
 
 // appliesTo says which layer enforces each top-level field: picket's file
-// tools ("fs"), the shell sandbox ("bash"), both, or the shell lines
-// picket judges by their words (hook.ShellLinesNote), or neither yet.
+// tools ("fs"), the shell sandbox ("bash"), both, "shell lines", or none.
 var appliesTo = map[string]string{
 	"filesystem.allowRead":       "both",
 	"filesystem.denyRead":        "both",
