@@ -126,7 +126,11 @@ type PromptSettings struct {
 
 // SandboxSettings configure the shell sandbox.
 type SandboxSettings struct {
+	// StripEnv are the names and name patterns of the variables dropped
+	// from a sandboxed command's environment (see [SandboxSettings.Strips]);
+	// KeepEnv names variables passed all the same.
 	StripEnv         []string `json:"stripEnv,omitempty"`
+	KeepEnv          []string `json:"keepEnv,omitempty"`
 	ExpandMaxDepth   int      `json:"expandMaxDepth,omitempty"`
 	ExpandMaxEntries int      `json:"expandMaxEntries,omitempty"`
 }

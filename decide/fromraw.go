@@ -47,6 +47,7 @@ func configFromRaw(raw map[string]any) (fileConfig, error) {
 	c.Picket.Prompt.BatchAfter = r.intp(pr, "batchAfter")
 	sb := r.obj(pk, "sandbox")
 	c.Picket.Sandbox.StripEnv = r.strs(sb, "stripEnv")
+	c.Picket.Sandbox.KeepEnv = r.strs(sb, "keepEnv")
 	c.Picket.Sandbox.ExpandMaxDepth = r.intp(sb, "expandMaxDepth")
 	c.Picket.Sandbox.ExpandMaxEntries = r.intp(sb, "expandMaxEntries")
 	return c, r.err

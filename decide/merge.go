@@ -48,6 +48,7 @@ type fileConfig struct {
 		} `json:"prompt"`
 		Sandbox struct {
 			StripEnv         []string `json:"stripEnv"`
+			KeepEnv          []string `json:"keepEnv"`
 			ExpandMaxDepth   *int     `json:"expandMaxDepth"`
 			ExpandMaxEntries *int     `json:"expandMaxEntries"`
 		} `json:"sandbox"`
@@ -267,6 +268,7 @@ func mergeSettings(set *Settings, c *fileConfig) {
 	setInt(&set.Prompt.TimeoutSeconds, p.TimeoutSeconds)
 	setInt(&set.Prompt.BatchAfter, p.BatchAfter)
 	set.Sandbox.StripEnv = appendStrings(set.Sandbox.StripEnv, sb.StripEnv)
+	set.Sandbox.KeepEnv = appendStrings(set.Sandbox.KeepEnv, sb.KeepEnv)
 	setInt(&set.Sandbox.ExpandMaxDepth, sb.ExpandMaxDepth)
 	setInt(&set.Sandbox.ExpandMaxEntries, sb.ExpandMaxEntries)
 }

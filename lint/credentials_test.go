@@ -107,3 +107,23 @@ func TestEnvOpened(t *testing.T) {
 		})
 	}
 }
+
+// TestCredentialEnv: a keepEnv entry that stripEnv takes for a credential
+// is a warning at the entry; one it does not strip, or a stripEnv alone,
+// is not.
+func TestCredentialEnv(t *testing.T) {
+	f := newFixture(t, `{
+  "extends": "code",
+  "picket": {"sandbox": {
+    "keepEnv": ["GITHUB_TOKEN", "MY_VAR"]
+  }}
+}`)
+	var got []string
+	for _, w := range Run(f.load(t, decide.Env{Home: outsideHome})) {
+		got = append(got, w.String())
+	}
+	want := []string{f.file + `:4:17: warning: picket.sandbox.keepEnv lets GITHUB_TOKEN through to every sandboxed command, though stripEnv takes it for a credential ("*_TOKEN"); keep it only if the agent's commands need it [credential-env]`}
+	if !slices.Equal(got, want) {
+		t.Errorf("Run() = %q, want %q", got, want)
+	}
+}

@@ -35,7 +35,9 @@
 //     is denied anyway;
 //   - a picket.permissions rule of the policy's own that grants reading and
 //     so opens the .env files below it that a built-in template hides (its
-//     .env rules sit below every rule a project writes).
+//     .env rules sit below every rule a project writes);
+//   - a picket.sandbox.keepEnv entry that lets a credential variable (one
+//     picket.sandbox.stripEnv matches) through to every sandboxed command.
 //
 // # What it does not catch
 //

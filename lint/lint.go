@@ -36,6 +36,7 @@ const (
 	CodeShadowed        = "shadowed"
 	CodeCredentialsOpen = "credentials-open"
 	CodeEnvOpened       = "env-opened"
+	CodeCredentialEnv   = "credential-env"
 )
 
 // String formats w as "file:line:col: warning: msg [code]", or without
@@ -86,5 +87,6 @@ func checks() []check {
 		checkFileModes,
 		checkCredentials,
 		checkEnvOpened,
+		checkKeepEnv,
 	}
 }

@@ -302,8 +302,10 @@ const starterText = `// fence.jsonc: what AI coding agents may read and write in
       "batchAfter": {{json .Prompt.BatchAfter}}
     },
     "sandbox": {
-      // environment variables removed before a shell command runs, e.g. "AWS_*"
-      "stripEnv": []
+      // more environment variables removed before a shell command runs, e.g. "MY_APP_*"
+      "stripEnv": [],
+      // variables passed to shell commands though stripEnv names them, e.g. "GITHUB_TOKEN"
+      "keepEnv": []
     }
   }
 }

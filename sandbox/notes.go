@@ -97,3 +97,24 @@ func ShowLines(l *decide.Loaded, st Status) []string {
 	}
 	return lines
 }
+
+// EnvLines say, for picket show, which variables of env (as os.Environ
+// gives it) a sandboxed command does not get under s, and which s lets
+// through on purpose; stripped are those names, sorted.
+func EnvLines(s decide.SandboxSettings, env []string) (stripped, lines []string) {
+	_, stripped = s.Environ(env)
+	slices.Sort(stripped)
+	stripped = slices.Compact(stripped)
+	switch {
+	case len(s.StripEnv) == 0:
+		lines = append(lines, "shell sandbox: commands get every variable of the environment (picket.sandbox.stripEnv is empty)")
+	case len(stripped) == 0:
+		lines = append(lines, fmt.Sprintf("shell sandbox: of this environment's variables, none is stripped from commands (picket.sandbox.stripEnv: %d patterns)", len(s.StripEnv)))
+	default:
+		lines = append(lines, fmt.Sprintf("shell sandbox: stripped from commands here: %s (picket.sandbox.stripEnv: %d patterns)", strings.Join(stripped, ", "), len(s.StripEnv)))
+	}
+	if len(s.KeepEnv) > 0 {
+		lines = append(lines, "shell sandbox: let through on purpose: "+strings.Join(s.KeepEnv, ", ")+" (picket.sandbox.keepEnv)")
+	}
+	return stripped, lines
+}

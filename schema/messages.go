@@ -75,6 +75,12 @@ func message(doc, inst any, leaf *jsonschema.ValidationError, ptr string) string
 			return value() + " is not " + rest
 		}
 	case "pattern":
+		// A pattern whose schema says in words what it wants says that.
+		if m, ok := lookup(doc, parentPointer(schemaPointer(leaf))).(map[string]any); ok {
+			if want, ok := m["patternMeaning"].(string); ok {
+				return value() + " is not " + want
+			}
+		}
 		return value() + " does not match the pattern " + str(schemaAt(doc, leaf))
 	}
 	return leaf.Message

@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -101,25 +100,6 @@ func (r Runner) Plain(cmd []string, dir string, env []string) int {
 		return 128 + int(ws.Signal())
 	}
 	return p.ProcessState.ExitCode()
-}
-
-// StripEnv drops the variables whose names match one of patterns ("AWS_*").
-func StripEnv(env, patterns []string) []string {
-	var out []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		drop := false
-		for _, p := range patterns {
-			if ok, _ := path.Match(p, name); ok {
-				drop = true
-				break
-			}
-		}
-		if !drop {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // CommandLine is the command as one audit field.

@@ -84,7 +84,7 @@ func runRun(c *cli, args []string) int {
 		loaded.Policy = loaded.Policy.WithMode(decide.Mode(*mode))
 	}
 	dir := loaded.Env.Cwd
-	env := shell.StripEnv(c.env, loaded.Settings.Sandbox.StripEnv)
+	env, _ := loaded.Settings.Sandbox.Environ(c.env)
 	r := shellRunner(c)
 	if *unsandboxed {
 		c.warnf("--unsandboxed: the command runs without the shell sandbox; the policy does not hold for it")

@@ -69,7 +69,7 @@ func newSidecar(c *cli, agent string) *sidecar.Server {
 		Audit:   c.auditLog(),
 		Sandbox: func() sandbox.Status { return sandboxStatus(c) },
 		Show: func(loaded *decide.Loaded, st sandbox.Status, mode decide.Mode) any {
-			out := showOf(loaded, st, tempDir(c, loaded))
+			out := showOf(c, loaded, st)
 			if mode != "" {
 				out.Mode = mode
 			}

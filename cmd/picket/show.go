@@ -54,7 +54,8 @@ type showOutput struct {
 	Sources   map[string]string `json:"sources"`
 	Sandbox   sandbox.Status    `json:"sandbox"`
 	// TempDir is the system temp dir "$TMPDIR" names in the policy.
-	TempDir decide.TempDir `json:"tempDir"`
+	TempDir     decide.TempDir `json:"tempDir"`
+	StrippedEnv []string       `json:"strippedEnv"` // what of this environment commands do not get
 	// SandboxNotes say how the shell sandbox applies this policy and what
 	// it leaves to the file tools.
 	SandboxNotes []string `json:"sandboxNotes"`
@@ -79,7 +80,7 @@ func runShow(c *cli, args []string) int {
 		c.errorf("%v", err)
 		return 2
 	}
-	out := showOf(loaded, sandboxStatus(c), tempDir(c, loaded))
+	out := showOf(c, loaded, sandboxStatus(c))
 	if *asJSON {
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.stdout, "%s\n", b)
@@ -90,20 +91,16 @@ func runShow(c *cli, args []string) int {
 }
 
 // showOf is what `picket show --json` prints and `picket serve`'s show
-// operation answers.
-func showOf(loaded *decide.Loaded, st sandbox.Status, tmp decide.TempDir) showOutput {
+// operation answers, for c's environment.
+func showOf(c *cli, loaded *decide.Loaded, st sandbox.Status) showOutput {
 	spec := loaded.Policy.Spec()
+	stripped, envLines := sandbox.EnvLines(loaded.Settings.Sandbox, c.env)
 	return showOutput{
 		Chain: loaded.Chain, Root: spec.Root, Mode: loaded.Policy.Mode(), Policy: loaded.Raw,
-		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec),
-		Sandbox: st, TempDir: tmp, SandboxNotes: sandbox.ShowLines(loaded, st),
+		Mandatory: spec.Mandatory, AppliesTo: appliesTo, Sources: fieldSources(spec), Sandbox: st,
+		TempDir:     decide.SystemTempDir(c.getenv("TMPDIR"), loaded.Env.Home, os.Getuid()),
+		StrippedEnv: stripped, SandboxNotes: append(sandbox.ShowLines(loaded, st), envLines...),
 	}
-}
-
-// tempDir is the system temp dir as loaded reads it from $TMPDIR, with
-// the reason when picket did not take $TMPDIR's value.
-func tempDir(c *cli, loaded *decide.Loaded) decide.TempDir {
-	return decide.SystemTempDir(c.getenv("TMPDIR"), loaded.Env.Home, os.Getuid())
 }
 
 // sandboxStatus probes the shell sandbox as picket run would: bubblewrap
