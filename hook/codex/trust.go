@@ -52,16 +52,32 @@ type HookTrust struct {
 // all) or ~/.codex.
 func Home(getenv func(string) string) (string, error) {
 	if h := getenv("CODEX_HOME"); h != "" {
-		if r, err := filepath.EvalSymlinks(h); err == nil {
-			h = r
+		h, err := filepath.Abs(h)
+		if err != nil {
+			return "", err
 		}
-		return filepath.Abs(h)
+		return resolved(h), nil
 	}
 	home := getenv("HOME")
 	if home == "" {
 		return "", errors.New("neither CODEX_HOME nor HOME is set, so there is no ~/.codex")
 	}
 	return filepath.Join(home, ".codex"), nil
+}
+
+// resolved is path with the symlinks of its longest existing prefix
+// resolved, as Codex names $CODEX_HOME once install has made it.
+func resolved(path string) string {
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }
 
 // Trust reads the trust state of picket's hooks in the hooks.json at
