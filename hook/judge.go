@@ -99,7 +99,7 @@ func scan(p decide.Policy, c Call, t Target, root decide.Decision) (decide.Decis
 		links = LinksFollowed
 	}
 	hit, err := FindDenied(p, t.Access, root.Path, root.Resolved, Scan{Filter: t.Filter, Grep: t.FilterBase,
-		Split: t.Split, Plain: t.Plain, Links: links, Cwd: c.Dir(), Granted: c.Granted})
+		Split: t.Split, Plain: t.Plain, Fnmatch: t.Fnmatch, Links: links, Cwd: c.Dir(), Granted: c.Granted})
 	if err != nil {
 		d := root
 		d.Allow, d.Layer, d.Rule = false, decide.LayerBoundary, "picket.scan"

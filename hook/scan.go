@@ -52,7 +52,10 @@ type Scan struct {
 	Grep   bool
 	Split  bool // a Grep filter is read only as Claude Code splits it (see [Target.Split])
 	Plain  bool
-	Links  LinkMode
+	// Fnmatch says the filter is also read as git grep's pathspec and
+	// GNU grep's --include read it (see [Target.Fnmatch]).
+	Fnmatch bool
+	Links   LinkMode
 	// Cwd is where the tool's ripgrep runs, which its anchored globs start
 	// from ("" when unknown).
 	Cwd string
@@ -126,6 +129,7 @@ type walker struct {
 	grep    bool
 	split   bool // grep's filter is only read as Claude Code splits it
 	plain   bool // the filter is one fd glob, not a ripgrep --glob line
+	fnmatch bool // the filter is also a git pathspec and a grep --include glob
 	links   LinkMode
 	granted func(decide.Access, string) bool
 	anchor  string // where the tool's ripgrep runs: its anchored globs start there
@@ -161,7 +165,7 @@ type found struct {
 
 func newWalker(p decide.Policy, access decide.Access, s Scan) *walker {
 	w := &walker{p: p, access: access, filter: s.Filter, grep: s.Grep, split: s.Split, plain: s.Plain,
-		links: s.Links, granted: s.Granted}
+		fnmatch: s.Fnmatch, links: s.Links, granted: s.Granted}
 	if s.Cwd != "" {
 		w.anchor = filepath.Clean(s.Cwd)
 	}
@@ -268,7 +272,7 @@ func (w *walker) pruned(key []int32) bool {
 // reaches nothing below its spelling, nor, with links followed, when it
 // was walked already (a loop, or a tree reached by two links).
 func (w *walker) enter(t task) bool {
-	if w.pruned(t.key) || t.rel != "" && !w.reachable(t.spelled, true) {
+	if w.pruned(t.key) || t.rel != "" && !w.reaches(t.spelled, t.rel, true) {
 		return false
 	}
 	if w.links != LinksFollowed {
@@ -328,7 +332,7 @@ func (w *walker) dir(t task, buf []byte, ents []entry) ([]entry, []task) {
 			d.Allow = true
 		}
 		if !d.Allow {
-			if w.reachable(spelled, e.typ.IsDir() || d.Resolved != real) {
+			if w.reaches(spelled, joinRel(t.rel, e.name), e.typ.IsDir() || d.Resolved != real) {
 				w.hit(Hidden{Decision: d, Rel: joinRel(t.rel, e.name)}, childKey(t.key, i))
 				break
 			}

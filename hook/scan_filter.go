@@ -412,3 +412,176 @@ func braceGroup(p string) (open, end int, commas []int) {
 func isUnder(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/'
 }
+
+// reaches reports whether the tool may reach the entry spelled p, rel
+// below the root: by its ripgrep or fd reading of the filter, or, for a
+// tool that may run git grep or GNU grep instead, by theirs.
+func (w *walker) reaches(p, rel string, dir bool) bool {
+	return w.reachable(p, dir) || w.fnmatch && fnmatchReaches(w.filter, rel, dir)
+}
+
+// fnmatchReaches reports whether git grep given the pathspec pat, or GNU
+// grep given --include=pat, both run in the root, may reach rel (or, for
+// a directory, something below it). git matches the whole path with
+// wildmatch and no WM_PATHNAME ("*" and "?" span "/"), and a pathspec
+// that matches a directory takes all below it; grep matches the base name
+// and walks every directory. Neither expands braces. Case is folded
+// (ASCII), the cautious side. A pathspec picket does not read (magic
+// ":(…)", an absolute one, ".." or "." among its names) reaches
+// everything.
+func fnmatchReaches(pat, rel string, dir bool) bool {
+	if pat == "" {
+		return true
+	}
+	for strings.HasPrefix(pat, "./") {
+		pat = pat[2:]
+	}
+	pat = strings.TrimSuffix(pat, "/")
+	if pat == "" || strings.HasPrefix(pat, ":") || strings.HasPrefix(pat, "/") || strings.Contains(pat, "//") {
+		return true
+	}
+	for _, seg := range strings.Split(pat, "/") {
+		if seg == ".." || seg == "." {
+			return true
+		}
+	}
+	if !strings.Contains(pat, "/") {
+		if dir {
+			return true // grep walks every directory for a base name
+		}
+		if mayWildmatch(pat, rel[strings.LastIndexByte(rel, '/')+1:]) {
+			return true
+		}
+	}
+	// git: rel, or a directory above it, matched.
+	for i := 0; i <= len(rel); i++ {
+		if (i == len(rel) || rel[i] == '/') && mayWildmatch(pat, rel[:i]) {
+			return true
+		}
+	}
+	if !dir {
+		return false
+	}
+	// Below a directory: the pattern's literal head must agree with it.
+	head := asciiLower(pat)
+	if i := strings.IndexAny(head, "*?[\\"); i >= 0 {
+		head = head[:i]
+	}
+	rel = asciiLower(rel)
+	return strings.HasPrefix(rel+"/", head) || strings.HasPrefix(head, rel+"/")
+}
+
+// mayWildmatch reports whether wildmatch may match name, as it is or with
+// ASCII case folded, or cannot tell.
+func mayWildmatch(pat, name string) bool {
+	m, ok := wildmatch(pat, name)
+	if m || !ok {
+		return true
+	}
+	m, ok = wildmatch(asciiLower(pat), asciiLower(name))
+	return m || !ok
+}
+
+// wildmatch matches name against pat as git's wildmatch does without
+// WM_PATHNAME: "*" any bytes, "/" included, "?" one byte, "[...]" one
+// byte of a class ("!" or "^" negates, ranges, "\" escapes), "\" the
+// next byte as it is. ok is false for a pattern it does not read (a
+// "[:name:]" class, an unclosed class, a trailing "\"): the caller
+// assumes the worst.
+func wildmatch(pat, name string) (match, ok bool) {
+	px, nx := 0, 0
+	star, starN := -1, 0
+	for nx < len(name) {
+		if px < len(pat) {
+			switch c := pat[px]; c {
+			case '*':
+				star, starN = px, nx
+				px++
+				continue
+			case '?':
+				px++
+				nx++
+				continue
+			case '[':
+				in, n, ok := classMatch(pat[px:], name[nx])
+				if !ok {
+					return false, false
+				}
+				if in {
+					px += n
+					nx++
+					continue
+				}
+			case '\\':
+				if px+1 == len(pat) {
+					return false, false
+				}
+				if pat[px+1] == name[nx] {
+					px += 2
+					nx++
+					continue
+				}
+			default:
+				if c == name[nx] {
+					px++
+					nx++
+					continue
+				}
+			}
+		}
+		if star < 0 {
+			return false, true
+		}
+		starN++
+		px, nx = star+1, starN
+	}
+	for px < len(pat) && pat[px] == '*' {
+		px++
+	}
+	return px == len(pat), true
+}
+
+// classMatch reads the class at the start of pat ("[...]") and reports
+// whether c is in it and how long the class is; ok is false for one it
+// does not read.
+func classMatch(pat string, c byte) (in bool, n int, ok bool) {
+	i := 1
+	negate := i < len(pat) && (pat[i] == '!' || pat[i] == '^')
+	if negate {
+		i++
+	}
+	for first := true; ; first = false {
+		if i >= len(pat) {
+			return false, 0, false
+		}
+		lo := pat[i]
+		switch {
+		case lo == ']' && !first:
+			return in != negate, i + 1, true
+		case lo == '[' && i+1 < len(pat) && pat[i+1] == ':':
+			return false, 0, false
+		case lo == '\\':
+			if i+1 >= len(pat) {
+				return false, 0, false
+			}
+			i++
+			lo = pat[i]
+		}
+		hi := lo
+		if i+2 < len(pat) && pat[i+1] == '-' && pat[i+2] != ']' {
+			hi = pat[i+2]
+			if hi == '\\' {
+				if i+3 >= len(pat) {
+					return false, 0, false
+				}
+				hi = pat[i+3]
+				i++
+			}
+			i += 2
+		}
+		if lo <= c && c <= hi {
+			in = true
+		}
+		i++
+	}
+}

@@ -31,6 +31,13 @@ type Target struct {
 	// fd --glob): not a gitignore line, so a leading "!" or "#" and
 	// trailing spaces are part of the name it matches.
 	Plain bool
+	// Fnmatch says the tool may also hand Filter to git grep as a
+	// pathspec or to GNU grep as --include (Gemini CLI's grep_search
+	// without ripgrep): fnmatch with no brace expansion, over the whole
+	// path below Path with "*" and "?" spanning "/" and a match of a
+	// directory reaching all below it, or over the base name. A path is
+	// reached if either reading, or the ripgrep one, reaches it.
+	Fnmatch bool
 	// Listing marks a tool that shows a directory's names (LS, Pi's ls):
 	// a path the policy hides must not show among them.
 	Listing bool
