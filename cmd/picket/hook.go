@@ -167,9 +167,7 @@ func hookAgents() []string {
 // set) makes every block final.
 func (c *cli) pipeline(agent *hook.Agent, headless bool) hook.Pipeline {
 	exe := ""
-	if agent.Rewrite != nil {
-		// The shell commands it rewrites run under this picket; none
-		// found, the agent's Rewrite denies them.
+	if agent.Rewrite != nil { // its rewritten shell commands run under this picket
 		exe, _ = picketExe("")
 	}
 	return hook.Pipeline{

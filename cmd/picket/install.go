@@ -32,12 +32,13 @@ uninstall takes out exactly what install added. AGENT is one of:
   pi      Pi: picket's extension, with this picket's absolute path baked
           in, in .pi/extensions/picket/ (or ~/.pi/agent/extensions/picket/)
   codex   Codex: a PreToolUse hook in ~/.codex/hooks.json (or .codex/)
+  gemini  Gemini CLI: hooks in ~/.gemini/settings.json (or .gemini/)
 
   --project  the project's settings: the root is $CLAUDE_PROJECT_DIR when
              set, else the git top level of the current directory, else the
              current directory (the default for claude)
   --user     the person's settings, for every project (~/.claude, and the
-             default for pi and codex: ~/.pi/agent, ~/.codex)
+             default for pi, codex and gemini: ~/.pi/agent, ~/.codex, ~/.gemini)
   --trust    codex: also trust picket's hook, as Codex's /hooks would
   --print    print what would be written (uninstall pi: the directory it
              would remove) to stdout and write nothing

@@ -113,7 +113,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"help"}, 0, "Usage:", ""},
 		{[]string{"-h"}, 0, "Usage:", ""},
-		{[]string{"hook", "--help"}, 0, `"permissionDecision":"deny"`, "Usage:\n  picket hook [--agent claude]"},
+		{[]string{"hook", "--help"}, 0, `"permissionDecision":"deny"`, "Usage:\n  picket hook [--agent AGENT]"},
 		{[]string{"hook", "--bogus"}, 0, `"permissionDecision":"deny"`, "picket: error: flag provided but not defined: -bogus\n"},
 		{[]string{"check", "read", "/x", "-1"}, 2, "", "picket: error: flag provided but not defined: -1\n"},
 		{[]string{"log", "--bogus"}, 2, "", "picket: error: flag provided but not defined: -bogus\n"},

@@ -85,7 +85,7 @@ Usage:
   picket validate [FILE]
   picket lint [--cwd DIR] [--config FILE] [--json] [--strict]
   picket init [--template NAME] [--force] [--cwd DIR]
-  picket hook [--agent claude] [--headless] [--deadline DUR]
+  picket hook [--agent AGENT] [--headless] [--deadline DUR]
   picket serve [--agent pi]
   picket run [--cwd DIR] [--config FILE] [--session ID] [--agent NAME] [--mode MODE] [--unsandboxed] -- COMMAND [ARGS...]
   picket --shell-prefix COMMANDLINE   (Claude Code's CLAUDE_CODE_SHELL_PREFIX)
@@ -94,8 +94,8 @@ Usage:
   picket grants [--session ID] [--json]
   picket grants revoke ACCESS PATH [--session ID]
   picket log [-f] [--json] [--session ID] [--decision D] [--since WHEN] [--file PATH] [N]
-  picket install claude|pi [--project | --user] [--print] [--exe P]
-  picket uninstall claude|pi [--project | --user] [--print] [--exe P]
+  picket install AGENT [--project | --user] [--print] [--exe P]
+  picket uninstall AGENT [--project | --user] [--print] [--exe P]
   picket version
   picket help
 

@@ -8,6 +8,7 @@ import (
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/hook/claude"
 	"github.com/picketdev/picket/hook/codex"
+	"github.com/picketdev/picket/hook/gemini"
 	"github.com/picketdev/picket/hook/pi"
 )
 
@@ -16,6 +17,7 @@ var All = []*hook.Agent{
 	&claude.Agent,
 	&pi.Agent,
 	&codex.Agent,
+	&gemini.Agent,
 }
 
 // unfenced are the configuration files of agents picket does not fence
@@ -24,10 +26,6 @@ var All = []*hook.Agent{
 // cannot plant a hook for one it does not. An agent's package takes its
 // own lines from here when it joins All.
 var unfenced = []string{
-	// Gemini CLI: settings (hooks), extensions (hooks and MCP servers),
-	// the user-wide prompt.
-	"~/.gemini/settings.json", ".gemini/settings.json",
-	"~/.gemini/extension[s]", ".gemini/extension[s]", "~/.gemini/GEMINI.m[d]",
 	// Cursor: hooks and MCP servers.
 	"~/.cursor/hooks.json", ".cursor/hooks.json", "~/.cursor/mcp.jso[n]", ".cursor/mcp.jso[n]",
 	// GitHub Copilot CLI: the repository's hooks.

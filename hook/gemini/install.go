@@ -1,0 +1,338 @@
+package gemini
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+
+	"github.com/picketdev/picket/hook"
+	"github.com/picketdev/picket/sandbox"
+)
+
+// install is the Agent's Install: picket's hooks in Gemini CLI's
+// settings, and a record in picket's state dir of the file as it was, so
+// that uninstall gives it back byte for byte when nothing else changed
+// it since.
+func install(o hook.InstallOptions) error {
+	path, dir, err := settingsPath(o)
+	if err != nil {
+		return err
+	}
+	old, err := readSettingsFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("install gemini: %w", err)
+	}
+	wired, err := wire(old, o.Exe)
+	if err != nil {
+		return fmt.Errorf("install gemini: %s: %w", path, err)
+	}
+	if o.Print {
+		if _, err := o.Stdout.Write(wired); err != nil {
+			return err
+		}
+		advise(o, dir)
+		return nil
+	}
+	if bytes.Equal(wired, old) && old != nil {
+		o.Info("install: %s already up to date", path)
+		advise(o, dir)
+		return nil
+	}
+	created := missingPaths(path, filepath.Dir(path))
+	if err := writeAtomic(path, wired); err != nil {
+		return fmt.Errorf("install gemini: %w", err)
+	}
+	rec := recordOf(o.StateDir, path)
+	if err := rec.installed(old, wired, o.Exe, created); err != nil {
+		o.Warn("could not record what install changed in %s (uninstall will take picket's hooks out, but cannot give the file back byte for byte): %v", path, err)
+	}
+	o.Info("installed picket's hooks (BeforeTool, AfterTool, SessionStart, SessionEnd) in %s", path)
+	advise(o, dir)
+	o.Hint("restart Gemini CLI so it reads the new settings")
+	return nil
+}
+
+// advise tells the person what else decides whether the hooks run: the
+// folder's trust, Gemini CLI's switches for hooks, a missing timeout, the
+// shell sandbox.
+func advise(o hook.InstallOptions, dir string) {
+	st := TrustOf(dir, o.Home, o.Getenv)
+	if !st.Trusted {
+		o.Warn("Gemini CLI will not run picket in %s: %s", dir, st.Detail)
+		o.Hint("%s; picket never trusts a folder for you (picket doctor shows the state)", st.Fix)
+	} else {
+		o.Info("Gemini CLI runs picket's hooks in %s: %s", dir, st.Detail)
+	}
+	if !o.Project {
+		o.Hint("in every other folder, trust it when Gemini CLI asks: in a folder it does not trust, Gemini CLI runs no hook at all, picket's included")
+	}
+	if _, err := exec.LookPath("timeout"); err != nil {
+		o.Warn("no timeout command on PATH (coreutils): a picket that hangs past %s lets Gemini CLI run the call", HookTimeout)
+	}
+	if st := sandbox.Probe(o.Getenv("PATH"), o.Getenv(sandbox.ProbeEnv)); !st.Works() {
+		o.Warn("%s: Gemini CLI's shell commands will fail (exit 126) until it works", st)
+		o.Hint("'picket run -- true' says what is missing and how to fix it")
+	}
+}
+
+// uninstall is the Agent's Uninstall: the file as it was before install
+// when it has not changed since, else the file without picket's hooks;
+// the file and the directory install created go when nothing else is in
+// them.
+func uninstall(o hook.InstallOptions) error {
+	path, _, err := settingsPath(o)
+	if err != nil {
+		return err
+	}
+	old, err := readSettingsFile(path)
+	rec := recordOf(o.StateDir, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !o.Print {
+			rec.remove()
+			o.Info("uninstall: %s is not there, nothing to remove", path)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("uninstall gemini: %w", err)
+	}
+	r, restored := rec.read()
+	out, err := unwire(old, o.Exe)
+	if err != nil {
+		return fmt.Errorf("uninstall gemini: %s: %w", path, err)
+	}
+	if restored = restored && r.Known && r.Wired == digest(old); restored {
+		out = r.Original
+	}
+	if o.Print {
+		_, err := o.Stdout.Write(out)
+		return err
+	}
+	if bytes.Equal(out, old) {
+		rec.remove()
+		o.Info("uninstall: nothing of picket's in %s", path)
+		return nil
+	}
+	if out == nil {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("uninstall gemini: %w", err)
+		}
+		if dir := filepath.Dir(path); slices.Contains(r.Created, dir) {
+			os.Remove(dir) // fails, as it should, when anything is in it
+		}
+	} else if err := writeAtomic(path, out); err != nil {
+		return fmt.Errorf("uninstall gemini: %w", err)
+	}
+	rec.remove()
+	if restored {
+		o.Info("gave %s back as it was before picket's install", path)
+	} else {
+		o.Info("removed picket's hooks from %s", path)
+	}
+	return nil
+}
+
+// settingsPath is the settings file for the scope, and the directory
+// whose trust decides whether its hooks run: the user's settings (the
+// default) and the current directory, or, with --project, the workspace
+// settings of the directory Gemini CLI starts in (GEMINI_PROJECT_DIR,
+// else the current directory): Gemini CLI reads .gemini/settings.json
+// there and nowhere above it.
+func settingsPath(o hook.InstallOptions) (path, dir string, err error) {
+	dir = o.Dir
+	if d := o.Getenv(projectDirEnv); filepath.IsAbs(d) {
+		dir = d
+	}
+	home := geminiHome(o.Home, o.Getenv)
+	if !o.Project {
+		if home == "" {
+			return "", "", errors.New("HOME is not set, so there is no ~/.gemini/settings.json")
+		}
+		return userSettingsPath(o.Home, o.Getenv), dir, nil
+	}
+	if !filepath.IsAbs(dir) {
+		return "", "", fmt.Errorf("the project directory %q is not absolute", dir)
+	}
+	if home != "" && realPath(dir) == realPath(home) {
+		return "", "", errors.New("Gemini CLI reads no workspace settings in your home directory: install with --user")
+	}
+	return workspaceSettingsPath(dir), dir, nil
+}
+
+// maxSettings bounds a settings file install reads.
+const maxSettings = 64 << 20
+
+// readSettingsFile reads a settings file that must be a regular file: a
+// FIFO in its place is refused, not waited on, and so is a device or a
+// file past maxSettings. A missing file is fs.ErrNotExist.
+func readSettingsFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
+	if err == nil && len(b) > maxSettings {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxSettings>>20)
+	}
+	return b, err
+}
+
+// writeAtomic replaces the file at path (through its links) by data: a
+// temporary file in the same directory, then a rename, keeping its mode.
+func writeAtomic(path string, data []byte) error {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".picket-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// missingPaths returns those of paths that do not exist.
+func missingPaths(paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// installRecord is picket's note, in its state dir, of one settings file
+// it wired: the file as it was (when known) and a digest of what install
+// left, so uninstall gives the file back byte for byte when it has not
+// changed since.
+type installRecord struct{ file string }
+
+type installRecordFile struct {
+	Exe string `json:"exe"`
+	// Known says Original is the file before picket's first install
+	// (nil: there was none); it is not once the file changed between two
+	// installs.
+	Known    bool   `json:"known"`
+	Original []byte `json:"original,omitempty"`
+	Wired    string `json:"wired"`
+	// Created are the settings file and its directory when install made
+	// them.
+	Created []string `json:"created,omitempty"`
+}
+
+func recordOf(stateDir, settings string) installRecord {
+	key := settings
+	if r, err := filepath.EvalSymlinks(filepath.Dir(settings)); err == nil {
+		key = filepath.Join(r, filepath.Base(settings))
+	}
+	sum := sha256.Sum256([]byte(key))
+	return installRecord{file: filepath.Join(stateDir, "installs", "gemini-"+hex.EncodeToString(sum[:12])+".json")}
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (r installRecord) read() (installRecordFile, bool) {
+	var rec installRecordFile
+	b, err := os.ReadFile(r.file)
+	return rec, err == nil && json.Unmarshal(b, &rec) == nil
+}
+
+// installed notes an install that turned old into wired.
+func (r installRecord) installed(old, wired []byte, exe string, created []string) error {
+	rec, ok := r.read()
+	switch {
+	case !ok:
+		rec = installRecordFile{Known: true, Original: old}
+	case rec.Wired != digest(old):
+		rec.Known, rec.Original = false, nil // changed since: no longer the file to give back
+	}
+	rec.Exe, rec.Wired = exe, digest(wired)
+	for _, c := range created {
+		if !slices.Contains(rec.Created, c) {
+			rec.Created = append(rec.Created, c)
+		}
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.file), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(r.file, b, 0o600)
+}
+
+func (r installRecord) remove() { os.Remove(r.file) }
+
+// installHelp is picket install gemini --help.
+const installHelp = `Usage:
+  picket install gemini [--user | --project] [--print] [--exe P]
+  picket uninstall gemini [--user | --project] [--print] [--exe P]
+
+Adds picket's hooks to Gemini CLI's settings, keeping everything else,
+comments included: BeforeTool on the file tools and the shell (file tools
+are judged; shell commands are rewritten to run under picket run, in
+picket's shell sandbox), AfterTool on read_file, write_file and replace
+(the read-before-edit ledger), SessionStart and SessionEnd. The hook
+command blocks the call whenever picket fails, hangs or is missing, with
+a timeout of its own below Gemini CLI's (90000 ms). Uninstall gives the
+file back as it was, or takes picket's hooks out of it if it changed.
+
+Gemini CLI runs no settings hook in a folder it does not trust (headless,
+it refuses to start there): trust each folder in its trust dialog, which
+writes {"<dir>": "TRUST_FOLDER"} into ~/.gemini/trustedFolders.json.
+install says whether the folder is trusted; picket never trusts one.
+
+  --user     $GEMINI_CLI_HOME/.gemini/settings.json, else
+             ~/.gemini/settings.json: every folder (the default)
+  --project  <dir>/.gemini/settings.json, where dir is $GEMINI_PROJECT_DIR,
+             else the current directory: Gemini CLI reads it only when
+             started in that very directory
+  --print    print the resulting settings to stdout and write nothing
+  --exe P    picket executable the hook command runs (default: this one)
+`
