@@ -758,6 +758,7 @@ var credentials = []string{
 	"home/.gem/credentials", "home/.terraform.d/credentials.tfrc.json", "home/.vault-token",
 	"home/.claude/.credentials.json", "home/.pi/agent/auth.json", "home/.codex/auth.json",
 	"home/.gemini/oauth_creds.json", "home/.config/github-copilot/apps.json",
+	"home/.gemini/mcp-oauth-tokens.json", "home/.gemini/a2a-oauth-tokens.json", "home/.gemini/gemini-credentials.json", "home/.gemini/.env",
 	"home/.gnupg/private-keys-v1.d/0123.key", "home/.gnupg/secring.gpg",
 	"home/.bash_history", "home/.zsh_history", "home/.local/share/fish/fish_history",
 	"home/.python_history", "home/.node_repl_history", "home/.psql_history", "home/.mysql_history",
