@@ -115,6 +115,9 @@ func uninstall(o hook.InstallOptions) error {
 		out = r.Original
 	}
 	if o.Print {
+		if out == nil {
+			o.Info("uninstall would remove %s, which holds nothing but picket's hooks", path)
+		}
 		_, err := o.Stdout.Write(out)
 		return err
 	}

@@ -196,3 +196,78 @@ func TestTrustOf(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallFromNothing: install where Gemini CLI has no settings yet
+// creates them (and ~/.gemini); uninstall --print shows what uninstall
+// would leave (nothing) and changes nothing; uninstall takes out the
+// file and the directory install made, and a second uninstall is a
+// no-op. A directory that held anything else stays.
+func TestInstallFromNothing(t *testing.T) {
+	w := newInstallWorld(t)
+	dir := filepath.Join(w.home, ".gemini")
+	path := filepath.Join(dir, "settings.json")
+	if err := install(w.opts(false, false)); err != nil {
+		t.Fatal(err)
+	}
+	wired, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(wired, []byte(`"timeout": 90000`)) {
+		t.Fatalf("install from nothing: %v\n%s", err, wired)
+	}
+	w.out.Reset()
+	if err := uninstall(w.opts(false, true)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, wired) || w.out.Len() != 0 || !strings.Contains(w.msgs.String(), "uninstall would remove "+path) {
+		t.Errorf("uninstall --print changed the file, printed %q or did not say the file goes:\n%s", w.out, w.msgs)
+	}
+	if err := uninstall(w.opts(false, false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("uninstall left %s, which install created", dir)
+	}
+	if err := uninstall(w.opts(false, false)); err != nil || !strings.Contains(w.msgs.String(), "nothing to remove") {
+		t.Errorf("a second uninstall: %v\n%s", err, w.msgs)
+	}
+	install(w.opts(false, false))
+	os.WriteFile(filepath.Join(dir, "trustedFolders.json"), []byte("{}"), 0o600)
+	uninstall(w.opts(false, false))
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("uninstall left %s", path)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "trustedFolders.json")); err != nil {
+		t.Errorf("uninstall took the person's trust store: %v", err)
+	}
+}
+
+// TestUninstallPrint: uninstall --print prints the file as uninstall
+// would leave it, the person's own file byte for byte, and writes
+// nothing.
+func TestUninstallPrint(t *testing.T) {
+	w := newInstallWorld(t)
+	path := filepath.Join(w.proj, ".gemini", "settings.json")
+	orig := []byte("{\n  // theirs\n  \"hooks\": {\"BeforeTool\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}]}\n}\n")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, orig, 0o644)
+	if err := install(w.opts(true, false)); err != nil {
+		t.Fatal(err)
+	}
+	wired, _ := os.ReadFile(path)
+	w.out.Reset()
+	if err := uninstall(w.opts(true, true)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(w.out.Bytes(), orig) {
+		t.Errorf("uninstall --print printed\n%s\nwant\n%s", w.out, orig)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, wired) {
+		t.Errorf("uninstall --print changed the file:\n%s", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(w.state, "installs")); len(entries) != 1 {
+		t.Errorf("uninstall --print removed install's record")
+	}
+	uninstall(w.opts(true, false))
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", got, orig)
+	}
+}

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/hook"
 )
 
 const exe = "/opt/picket/bin/picket"
@@ -144,5 +147,11 @@ func TestHookCommand(t *testing.T) {
 	}
 	if !strings.HasPrefix(HookCommand("/x/picket"), "if command -v timeout") || KillAfter >= HookTimeout {
 		t.Errorf("the command kills picket after %s, Gemini CLI's timeout is %s", KillAfter, HookTimeout)
+	}
+	// picket answers by itself before it is killed: a prompt starts within
+	// the hook's deadline (cmd/picket's 10 s) and ends, with a deny when
+	// no one answered, within the longest prompt timeout and its margin.
+	if answer := 10*time.Second + time.Duration(decide.PromptTimeoutCap)*time.Second + hook.PromptMargin; answer+3*time.Second > KillAfter {
+		t.Errorf("picket may take %s to answer, the command kills it after %s", answer, KillAfter)
 	}
 }
