@@ -33,14 +33,35 @@ type TempDir struct {
 
 // systemTrees hold the system's own files: a TMPDIR in them is not a temp
 // dir, whoever owns it (as root, everything is yours). The exceptions are
-// the shared temp dirs inside them and the per-user runtime dirs.
+// the shared temp dirs inside them and the per-user runtime dirs. macOS
+// keeps /etc, /var and /tmp in /private (/var is a symlink to
+// /private/var) and gives each user a temp dir below /var/folders: its
+// TMPDIR, /var/folders/xx/…/T/, resolves to /private/var/folders/xx/…/T
+// and is taken.
 var (
 	systemTrees = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-		"/boot", "/proc", "/sys", "/dev", "/opt", "/var", "/run", "/snap"}
+		"/boot", "/proc", "/sys", "/dev", "/opt", "/var", "/run", "/snap",
+		"/private", "/System", "/Library"}
 	// A trailing "/" takes only what is below: /run/user itself holds
-	// every user's runtime dir.
-	systemTreeExceptions = []string{"/var/tmp", "/dev/shm", "/run/user/"}
+	// every user's runtime dir, /private/var/folders every user's temp
+	// dir.
+	systemTreeExceptions = []string{"/var/tmp", "/dev/shm", "/run/user/",
+		"/private/tmp", "/private/var/tmp", "/private/var/folders/"}
 )
+
+// systemTreeOf is the system tree the resolved directory r is in, or ""
+// when it is in none (or in one of the exceptions).
+func systemTreeOf(r string) string {
+	if belowAny(r, systemTreeExceptions) {
+		return ""
+	}
+	for _, t := range systemTrees {
+		if isBelowOrSame(r, t) {
+			return t
+		}
+	}
+	return ""
+}
 
 // SystemTempDir reads the system temp dir from tmpdir, the value of
 // $TMPDIR, the way Go's os.TempDir does ("" is /tmp), but strictly: it
@@ -48,8 +69,10 @@ var (
 // directory owned by uid (or a sticky one, shared like /tmp), and it is
 // neither "/", a directory directly below "/" other than /tmp, home or a
 // directory above it, nor in a system tree (/etc, /usr, /bin, /sbin,
-// /lib*, /boot, /proc, /sys, /dev, /opt, /var, /run, /snap; /var/tmp,
-// /dev/shm and what is below /run/user are fine). Any other value (relative, missing,
+// /lib*, /boot, /proc, /sys, /dev, /opt, /var, /run, /snap, and macOS'
+// /private, /System, /Library; /var/tmp, /dev/shm, what is below
+// /run/user, /private/tmp, /private/var/tmp and what is below
+// /private/var/folders are fine). Any other value (relative, missing,
 // another user's, a file) is ignored, with the reason, and the temp dir is
 // /tmp: an odd or hostile TMPDIR never makes more of the machine writable
 // than an unset one. home is the user's home directory ("" skips that
@@ -87,10 +110,8 @@ func SystemTempDir(tmpdir, home string, uid int) TempDir {
 	if filepath.Dir(r) == "/" && r != DefaultTempDir {
 		return ignore("%s is a top-level directory", r)
 	}
-	for _, t := range systemTrees {
-		if isBelowOrSame(r, t) && !belowAny(r, systemTreeExceptions) {
-			return ignore("%s is in %s, a system directory", r, t)
-		}
+	if t := systemTreeOf(r); t != "" {
+		return ignore("%s is in %s, a system directory", r, t)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid && fi.Mode()&os.ModeSticky == 0 {
 		return ignore("%s belongs to another user (uid %s)", r, strconv.FormatUint(uint64(st.Uid), 10))

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/picketdev/picket/hook/e2e"
 )
 
 // tmpWorkspace makes a git workspace below parent, which the test removes
@@ -152,12 +154,13 @@ func dirExists(p string) bool {
 func TestSystemTempDirAgrees(t *testing.T) {
 	requireBwrap(t)
 	base := sandboxScratch(t)
-	home, ws, tmpd := filepath.Join(base, "home"), filepath.Join(base, "ws"), filepath.Join(base, "tmpdir")
+	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
 	write(t, filepath.Join(ws, "fence.jsonc"), `{"extends": "code"}`)
 	write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main")
-	if err := os.MkdirAll(tmpd, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// Not below base: picket refuses a TMPDIR in a system tree, and the
+	// clone (so base) may be under /var/lib.
+	wd, _ := os.Getwd()
+	tmpd := e2e.OwnTempDir(t, filepath.Join(filepath.Dir(filepath.Dir(wd)), ".cache", "tmpdir"))
 	symlink(t, tmpd, filepath.Join(base, "tmplink"))
 	symlink(t, home, filepath.Join(base, "homelink"))
 	bin := picketBin(t, base)

@@ -21,12 +21,10 @@ func tmpPlaces() []tmpPlace {
 		{name: "tmp", parent: func(t *testing.T, w *world) string { return "/tmp" }},
 		{
 			name: "tmpdir",
+			// Not below w.base: picket refuses a TMPDIR in a system tree,
+			// and the clone (so w.base) may be under /var/lib.
 			parent: func(t *testing.T, w *world) string {
-				d := filepath.Join(w.base, "tmpdir")
-				if err := os.MkdirAll(d, 0o700); err != nil {
-					t.Fatal(err)
-				}
-				return d
+				return OwnTempDir(t, filepath.Join(repoRoot(t), ".cache", "tmpdir"))
 			},
 			env: func(w *world, parent string) []string { return []string{"TMPDIR=" + parent} },
 		},
