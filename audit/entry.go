@@ -29,6 +29,9 @@ type Entry struct {
 	Command  string // shell sandbox
 	Cwd      string
 	Exit     *int
+	// Run is the id of one sandboxed command: its network lines (tool
+	// "network") share it.
+	Run string
 }
 
 // entryJSON fixes the member names and order; "ts" must stay first because
@@ -53,6 +56,7 @@ type entryJSON struct {
 	Command  string `json:"command,omitempty"`
 	Cwd      string `json:"cwd,omitempty"`
 	Exit     *int   `json:"exit,omitempty"`
+	Run      string `json:"run,omitempty"`
 }
 
 // MarshalJSON writes e as one audit line, without the newline.
@@ -62,7 +66,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		Decision: e.Decision, Tool: e.Tool, Access: e.Access, Path: e.Path,
 		Resolved: e.Resolved, Layer: e.Layer, Rule: e.Rule, Pattern: e.Pattern,
 		Source: e.Source, Prompted: e.Prompted, Reason: e.Reason,
-		Command: e.Command, Cwd: e.Cwd, Exit: e.Exit,
+		Command: e.Command, Cwd: e.Cwd, Exit: e.Exit, Run: e.Run,
 	})
 }
 
@@ -81,7 +85,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		Decision: j.Decision, Tool: j.Tool, Access: j.Access, Path: j.Path,
 		Resolved: j.Resolved, Layer: j.Layer, Rule: j.Rule, Pattern: j.Pattern,
 		Source: j.Source, Prompted: j.Prompted, Reason: j.Reason,
-		Command: j.Command, Cwd: j.Cwd, Exit: j.Exit,
+		Command: j.Command, Cwd: j.Cwd, Exit: j.Exit, Run: j.Run,
 	}
 	return nil
 }

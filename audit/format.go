@@ -113,6 +113,9 @@ func details(e Entry) []string {
 	if e.Exit != nil {
 		out = append(out, "exit="+strconv.Itoa(*e.Exit))
 	}
+	if e.Run != "" {
+		out = append(out, "run="+escape.Field(e.Run))
+	}
 	if e.Reason != "" {
 		out = append(out, "reason="+escape.Field(e.Reason))
 	}

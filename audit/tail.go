@@ -21,6 +21,9 @@ type Filter struct {
 	Session  string
 	Decision string    // one of [Decisions]
 	Since    time.Time // entries at or after
+	// Tool is a tool name, matched without regard to case: "network" for
+	// the shell sandbox's connections, "Read", "bash", ...
+	Tool string
 }
 
 // MinSessionPrefix is the shortest session prefix a [Filter] accepts:
@@ -35,6 +38,7 @@ func Decisions() []string {
 func (f Filter) match(e Entry) bool {
 	return f.session(e.Session) &&
 		(f.Decision == "" || e.Decision == f.Decision) &&
+		(f.Tool == "" || strings.EqualFold(e.Tool, f.Tool)) &&
 		(f.Since.IsZero() || !e.TS.Before(f.Since))
 }
 

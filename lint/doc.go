@@ -37,16 +37,23 @@
 //     so opens the .env files below it that a built-in template hides (its
 //     .env rules sit below every rule a project writes);
 //   - a picket.sandbox.keepEnv entry that lets a credential variable (one
-//     picket.sandbox.stripEnv matches) through to every sandboxed command.
+//     picket.sandbox.stripEnv matches) through to every sandboxed command;
+//   - "*" in network.allowedDomains (network-all), and an allowedDomains
+//     entry that names a host serving anyone's content: paste and
+//     file-drop sites, request catchers, tunnels, chat webhooks, forms,
+//     object stores and raw-file hosts (network-user-content; the list is
+//     userContent in network.go), tested with the proxy's own matcher.
 //
 // # What it does not catch
 //
 // Lint judges patterns, not the files on disk: it does not find secrets
 // under other names, does not know which paths an agent will touch, and
 // tests an allow entry against its literal prefix only, so an entry that is
-// shadowed only for some of the paths it matches is not reported. It says
-// nothing about fence's network, command and ssh sections, and the shell
-// sandbox's own coverage is not checked yet. Canary and shadow checks test
+// shadowed only for some of the paths it matches is not reported. Of
+// fence's network section it reads allowedDomains only (an entry is a
+// policy error when it names no host, before lint runs); the command and
+// ssh sections are left to picket show's notes, and the shell sandbox's
+// own coverage is not checked yet. Canary and shadow checks test
 // each entry on its own; two entries that are harmless apart and risky
 // together are not reported.
 package lint

@@ -22,21 +22,23 @@ type Warning struct {
 
 // The warning codes, stable for scripts and tests.
 const (
-	CodeCanaryRead      = "canary-read"
-	CodeCanaryWrite     = "canary-write"
-	CodeWorkspaceHome   = "workspace-home"
-	CodeTopGlobstar     = "top-globstar"
-	CodeBrace           = "brace"
-	CodeFusedGlobstar   = "fused-globstar"
-	CodeWritablePolicy  = "writable-policy"
-	CodeNeverMatches    = "never-matches"
-	CodeAboveRoot       = "above-root"
-	CodeEscapesRoot     = "escapes-root"
-	CodePromptTimeout   = "prompt-timeout"
-	CodeShadowed        = "shadowed"
-	CodeCredentialsOpen = "credentials-open"
-	CodeEnvOpened       = "env-opened"
-	CodeCredentialEnv   = "credential-env"
+	CodeCanaryRead         = "canary-read"
+	CodeCanaryWrite        = "canary-write"
+	CodeWorkspaceHome      = "workspace-home"
+	CodeTopGlobstar        = "top-globstar"
+	CodeBrace              = "brace"
+	CodeFusedGlobstar      = "fused-globstar"
+	CodeWritablePolicy     = "writable-policy"
+	CodeNeverMatches       = "never-matches"
+	CodeAboveRoot          = "above-root"
+	CodeEscapesRoot        = "escapes-root"
+	CodePromptTimeout      = "prompt-timeout"
+	CodeShadowed           = "shadowed"
+	CodeCredentialsOpen    = "credentials-open"
+	CodeEnvOpened          = "env-opened"
+	CodeCredentialEnv      = "credential-env"
+	CodeNetworkAll         = "network-all"
+	CodeNetworkUserContent = "network-user-content"
 )
 
 // String formats w as "file:line:col: warning: msg [code]", or without
@@ -88,5 +90,6 @@ func checks() []check {
 		checkCredentials,
 		checkEnvOpened,
 		checkKeepEnv,
+		checkNetwork,
 	}
 }

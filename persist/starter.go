@@ -257,6 +257,30 @@ const starterText = `// fence.jsonc: what AI coding agents may read and write in
     // fence only: programs the shell sandbox may run without listing their directories
     "allowExecute": []
   },
+  // The shell's network. With this section a sandboxed command reaches
+  // hosts only through picket's filtering proxy (HTTP_PROXY, HTTPS_PROXY,
+  // ALL_PROXY; a program that ignores them has no network), and only those
+  // named here; one no entry names is put to you when you are at hand
+  // (this command, this session, or persist it here), else refused.
+  // Without a network section shell commands have no network at all.
+  "network": {
+    // "example.com", "*.example.com" (the names below it), "example.com:443" (one port);
+    // uncomment what your toolchains fetch from:
+    "allowedDomains": [
+      // npm, yarn, pnpm: "registry.npmjs.org", "registry.yarnpkg.com",
+      // Go modules: "proxy.golang.org", "sum.golang.org",
+      // Python: "pypi.org", "files.pythonhosted.org",
+      // Rust: "crates.io", "index.crates.io", "static.crates.io",
+      // Ruby: "rubygems.org", "index.rubygems.org",
+      // Java: "repo.maven.apache.org", "repo1.maven.org", "plugins.gradle.org", "services.gradle.org",
+      // git over HTTPS: "github.com", "codeload.github.com", "gitlab.com", "bitbucket.org",
+      // containers: "registry-1.docker.io", "auth.docker.io", "production.cloudflare.docker.com",
+      // Debian and Ubuntu packages: "deb.debian.org", "security.debian.org", "archive.ubuntu.com",
+    ],
+    // hosts never reached, whatever allowedDomains or a prompt says
+    "deniedDomains": []
+    // "allowLocalOutbound": true lets allowed names reach loopback and LAN addresses (never cloud metadata)
+  },
   "picket": {
     // read-only, workspace-write (the workspace is writable) or full (no boundary checks)
     "mode": {{json .Mode}},

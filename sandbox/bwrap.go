@@ -10,6 +10,11 @@ import (
 // passes a pipe there.
 const InfoFD = 3
 
+// HandoffFD is the descriptor the first process inside the sandbox hands
+// the [Plan.Listen] listeners to picket over; [Run] passes one end of a
+// socket pair there.
+const HandoffFD = 4
+
 // LandlockExec is the hidden flag of "picket run" that marks the first
 // process inside the sandbox: it applies [Plan.Landlock] and starts the
 // command.
@@ -43,11 +48,8 @@ func bwrapArgs(p Plan, cmd []string) []string {
 	args := []string{
 		"--die-with-parent", "--new-session",
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--unshare-net", "--cap-drop", "ALL", "--as-pid-1", "--info-fd", "3",
 	}
-	if !p.Network {
-		args = append(args, "--unshare-net")
-	}
-	args = append(args, "--cap-drop", "ALL", "--as-pid-1", "--info-fd", "3")
 	switch p.Root {
 	case RootReadOnly:
 		args = append(args, "--ro-bind", "/", "/")
@@ -69,6 +71,9 @@ func bwrapArgs(p Plan, cmd []string) []string {
 	}
 	for _, s := range p.Landlock.Sockets {
 		args = append(args, "--socket", s)
+	}
+	for _, l := range p.Listen {
+		args = append(args, "--listen", l)
 	}
 	args = append(args, "--")
 	return append(args, cmd...)

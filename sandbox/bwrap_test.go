@@ -30,7 +30,7 @@ func TestBwrapArgsGolden(t *testing.T) {
 			Landlock:   Landlock{Write: []string{"/dev", "/h/.cache", "/tmp", "/w"}, Sockets: []string{"/run/docker.sock"}},
 		}},
 		{"default-deny-read", Plan{
-			Cwd: "/w", Exe: "/usr/bin/picket", Root: RootEmpty, Network: true,
+			Cwd: "/w", Exe: "/usr/bin/picket", Root: RootEmpty, Listen: []string{"127.0.0.1:3128", "127.0.0.1:1080"},
 			Read:     []string{"/etc/ssl", "/usr"},
 			Links:    []Link{{Path: "/bin", Target: "usr/bin"}, {Path: "/home", Target: "/data/home"}},
 			Write:    []string{"/data/home/u/w"},

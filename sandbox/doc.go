@@ -25,10 +25,14 @@
 //   - Landlock, when the kernel has it, limits writes to the writable set
 //     again, and scopes abstract unix sockets to the sandbox (signals are
 //     kept in by the PID namespace).
-//   - The command has no capabilities, its own PID, IPC, UTS, cgroup and
-//     user namespaces, a fresh /proc, a minimal /dev, a new session (no
-//     TIOCSTI injection into the caller's terminal) and no network unless
-//     the policy lists domains.
+//   - The command has no capabilities, its own PID, IPC, UTS, cgroup, user
+//     and network namespaces, a fresh /proc, a minimal /dev and a new
+//     session (no TIOCSTI injection into the caller's terminal). Its
+//     network namespace has loopback only: with a network section in
+//     force, the sandbox's first process opens the filtering proxy's ports
+//     there ([Plan.Listen]) and hands them to picket before the command
+//     starts; picket serves them outside (package egress/proxy). Without
+//     one the command has no network at all.
 //   - A workspace below /tmp or /run (or reached through a symlink that
 //     leads there) is bound from the host over the private directory
 //     ([Plan.Through]); the rest of /tmp and /run stays private.
@@ -47,8 +51,10 @@
 //     the directories anchored patterns name, then for the workspace, home
 //     and each other root; matches beyond the bound are not covered, and
 //     [Plan.Expansion] says when it stopped.
-//   - Network domains are not filtered: with network.allowedDomains set,
-//     the command has the host's network.
+//   - Network: an allowed host receives whatever the command sends it
+//     (package egress/proxy filters by name and address, not content); a
+//     program that ignores the proxy variables gets no network, and UDP
+//     (DNS included) never leaves the sandbox.
 //   - Path sockets outside /run, /var/run, /tmp, the workspace and home stay
 //     reachable unless the kernel has Landlock ABI 9 (connect(2) on path
 //     sockets).

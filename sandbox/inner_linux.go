@@ -12,13 +12,14 @@ import (
 )
 
 // Inner is the first process inside the sandbox ("picket run
-// --landlock-exec --write DIR... --socket PATH... -- COMMAND..."): it
-// restricts itself with Landlock (best effort: a kernel without it leaves
-// the mounts as the only layer), starts the command, passes on the signals
-// picket forwards, reaps orphans as PID 1 must, and returns the command's
-// exit status.
+// --landlock-exec --write DIR... --socket PATH... --listen ADDR... --
+// COMMAND..."): it opens the listeners picket serves the network proxy on
+// and hands them over ([HandoffFD]), restricts itself with Landlock (best
+// effort: a kernel without it leaves the mounts as the only layer), starts
+// the command, passes on the signals picket forwards, reaps orphans as
+// PID 1 must, and returns the command's exit status.
 func Inner(args []string, stderr io.Writer) int {
-	var write, sockets []string
+	var write, sockets, listen []string
 	for len(args) > 0 && args[0] != "--" {
 		if len(args) < 2 {
 			fmt.Fprintf(stderr, "picket: error: bad %s arguments\n", LandlockExec)
@@ -29,6 +30,8 @@ func Inner(args []string, stderr io.Writer) int {
 			write = append(write, args[1])
 		case "--socket":
 			sockets = append(sockets, args[1])
+		case "--listen":
+			listen = append(listen, args[1])
 		default:
 			fmt.Fprintf(stderr, "picket: error: unknown %s flag %q\n", LandlockExec, args[0])
 			return 126
@@ -40,6 +43,12 @@ func Inner(args []string, stderr io.Writer) int {
 		return 126
 	}
 	cmd := args[1:]
+	if len(listen) > 0 {
+		if err := handoff(HandoffFD, listen); err != nil {
+			fmt.Fprintf(stderr, "picket: error: %v; nothing ran\n", err)
+			return 126
+		}
+	}
 	// go-landlock restricts every thread of this process; the command
 	// forked below inherits the domain.
 	if err := restrict(LandlockABI(), write, sockets); err != nil {

@@ -76,18 +76,17 @@ func systemPaths(s decide.Spec, home string) []string {
 	return out
 }
 
-// netPolicy is the part of fence's network section the sandbox applies.
+// netPolicy is the part of fence's network section the mounts apply (the
+// domains are package egress's).
 type netPolicy struct {
-	allowedDomains []string
-	allowSockets   []string
-	allowAll       bool
+	allowSockets []string
+	allowAll     bool
 }
 
 // network reads fence's network section from the merged document.
 func network(raw map[string]any) netPolicy {
 	var n netPolicy
 	sec, _ := raw["network"].(map[string]any)
-	n.allowedDomains = strs(sec["allowedDomains"])
 	n.allowSockets = strs(sec["allowUnixSockets"])
 	n.allowAll, _ = sec["allowAllUnixSockets"].(bool)
 	return n

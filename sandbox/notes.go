@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/egress"
 )
 
 // Note is one thing the shell sandbox cannot enforce for a policy, for
@@ -21,8 +22,8 @@ type Note struct {
 // FileToolsOnly lists the rules of l that the shell sandbox enforces only
 // partly or not at all, so they protect the file tools only: glob rules
 // for files created after a command starts, picket.permissions and
-// picket.writeGuards, network domains (not filtered yet), and fence's
-// command and ssh sections (not enforced at all). It reads no filesystem.
+// picket.writeGuards, and fence's command and ssh sections (not enforced
+// at all). It reads no filesystem.
 func FileToolsOnly(l *decide.Loaded) []Note {
 	s := l.Policy.Spec()
 	var out []Note
@@ -55,9 +56,6 @@ func FileToolsOnly(l *decide.Loaded) []Note {
 	if g := s.WriteGuards; g.MaxBytes > 0 || len(g.DenyExtensions) > 0 || g.ReadBeforeEdit {
 		out = append(out, Note{Field: "picket.writeGuards", Msg: "picket.writeGuards applies to the file tools only"})
 	}
-	if n := network(l.Raw); len(n.allowedDomains) > 0 {
-		out = append(out, Note{Field: "network.allowedDomains", Msg: "with allowedDomains set the shell sandbox keeps the host's network: domain filtering is not enforced yet (" + strings.Join(n.allowedDomains, ", ") + ")"})
-	}
 	for _, sec := range []struct{ field, msg string }{
 		{"command", "commands are not filtered: picket run enforces none of this section (command.deny, command.allow); it is accepted for fence"},
 		{"ssh", "ssh hosts and remote commands are not filtered: picket run enforces none of this section; it is accepted for fence"},
@@ -79,12 +77,7 @@ func ShowLines(l *decide.Loaded, st Status) []string {
 		fmt.Sprintf("shell sandbox: glob patterns are expanded when a command starts, over the workspace and home, at most %d levels deep and %d entries in each (the directories patterns name first; picket.sandbox.expandMaxDepth, expandMaxEntries)", depth, entries),
 	}
 	n := network(l.Raw)
-	switch {
-	case len(n.allowedDomains) == 0:
-		lines = append(lines, "shell sandbox: no network (network.allowedDomains is empty)")
-	default:
-		lines = append(lines, "shell sandbox: network on, domain filtering NOT enforced yet (network.allowedDomains: "+strings.Join(n.allowedDomains, ", ")+")")
-	}
+	lines = append(lines, networkLines(l)...)
 	if n.allowAll {
 		lines = append(lines, "shell sandbox: every unix socket is reachable (network.allowAllUnixSockets)")
 	} else if len(n.allowSockets) > 0 {
@@ -117,4 +110,45 @@ func EnvLines(s decide.SandboxSettings, env []string) (stripped, lines []string)
 		lines = append(lines, "shell sandbox: let through on purpose: "+strings.Join(s.KeepEnv, ", ")+" (picket.sandbox.keepEnv)")
 	}
 	return stripped, lines
+}
+
+// networkLines say how a sandboxed command reaches the network: not at all
+// without a network section, else through picket's filtering proxy only.
+func networkLines(l *decide.Loaded) []string {
+	if !egress.InForce(l.Raw) {
+		return []string{"shell sandbox: no network at all (the policy has no network section; add one, \"network\": {\"allowedDomains\": [...]}, to reach hosts through picket's filtering proxy)"}
+	}
+	p, err := egress.FromRaw(l.Raw, l.Policy.Spec().Sources["network"])
+	if err != nil {
+		return []string{"shell sandbox: network section not usable, so commands do not run: " + err.Error()}
+	}
+	h, s := p.Ports()
+	lines := []string{fmt.Sprintf("shell sandbox: network through picket's filtering proxy only (its own network namespace; HTTP and CONNECT on 127.0.0.1:%d, SOCKS5 on 127.0.0.1:%d, in HTTP_PROXY, HTTPS_PROXY and ALL_PROXY); a program that ignores those variables has no network", h, s)}
+	lines = append(lines, "shell sandbox: allowed: "+entryList(p.Allow)+"; denied: "+entryList(p.Deny))
+	switch {
+	case p.DefaultAction == "proxy" && p.Upstream != nil:
+		lines = append(lines, "shell sandbox: hosts no entry names go to network.upstreamProxy "+p.Upstream.Host)
+	default:
+		lines = append(lines, "shell sandbox: a host no entry names is put to the person when one can be asked (this command, this session, or persist into network.allowedDomains), else refused")
+	}
+	local := "refused (allowLocalOutbound is off): an allowed name that resolves to a loopback, private, unique-local or link-local address, unless the address itself is listed"
+	if p.LocalOutbound {
+		local = "allowed for loopback, private and unique-local addresses (allowLocalOutbound); link-local ones (cloud metadata) only when the address is listed"
+	}
+	lines = append(lines, "shell sandbox: local addresses: "+local)
+	for _, b := range p.BridgedPorts() {
+		lines = append(lines, fmt.Sprintf("shell sandbox: port %d on the sandbox's loopback reaches the host's (allowLocalOutboundPorts)", b))
+	}
+	return lines
+}
+
+func entryList(es []egress.Entry) string {
+	if len(es) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Text)
+	}
+	return strings.Join(out, ", ")
 }

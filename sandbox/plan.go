@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/egress"
 )
 
 // Plan is what the sandbox mounts and restricts, as plain values. Every path
@@ -46,7 +47,12 @@ type Plan struct {
 	// SocketDirs are covered by an empty tmpfs (/run): they hold the host's
 	// unix sockets. Empty when network.allowAllUnixSockets is set.
 	SocketDirs []string
-	Network    bool // keep the host network (network.allowedDomains is set)
+	// Listen are loopback addresses the first process opens in the
+	// sandbox's network namespace (its own, always: loopback only) and
+	// hands to picket over [HandoffFD] before the command starts: the
+	// filtering proxy's ports, when a network section is in force (see
+	// package egress). Empty: the command has no network at all.
+	Listen []string
 
 	// EmptyFile is a host file with mode 0 and no content, mounted over
 	// hidden files.
@@ -168,7 +174,15 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 		p.Write = append(p.Write, root)
 	}
 	net := network(l.Raw)
-	p.Network = len(net.allowedDomains) > 0
+	if egress.InForce(l.Raw) {
+		pol, err := egress.FromRaw(l.Raw, spec.Sources["network"])
+		if err != nil {
+			return Plan{}, err
+		}
+		for _, ln := range pol.Listeners() {
+			p.Listen = append(p.Listen, ln.Addr)
+		}
+	}
 	if !net.allowAll {
 		p.SocketDirs = socketDirs()
 	}

@@ -54,6 +54,16 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	c := exec.Command(r.Bwrap, args...)
 	c.Env, c.Stdin, c.Stdout, c.Stderr = r.Env, r.Stdin, r.Stdout, r.Stderr
 	c.ExtraFiles = []*os.File{infoW}
+	keep, give := -1, (*os.File)(nil)
+	if len(p.Listen) > 0 {
+		if keep, give, err = handoffPair(); err != nil {
+			info.Close()
+			infoW.Close()
+			return 0, err
+		}
+		defer unix.Close(keep)
+		c.ExtraFiles = append(c.ExtraFiles, give) // HandoffFD
+	}
 	// Its own process group: a terminal's Ctrl-C must reach picket, which
 	// forwards it, not kill bubblewrap (and so the whole sandbox) at once.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -65,9 +75,16 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if err != nil {
 		info.Close()
 		infoW.Close()
+		if give != nil {
+			give.Close()
+		}
 		return 0, fmt.Errorf("failed to record the policy-file check: %w", err)
 	}
-	if err := c.Start(); err != nil {
+	err = c.Start()
+	if give != nil {
+		give.Close() // the sandbox's first process holds it now
+	}
+	if err != nil {
 		settled(coarseNow())
 		info.Close()
 		infoW.Close()
@@ -79,6 +96,8 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 		return 0, &UnavailableError{What: fmt.Sprintf("bubblewrap could not start: %v", err)}
 	}
 	infoW.Close()
+	handed := r.receiveListeners(keep)
+	defer handed()
 	pid := make(chan int, 1)
 	go func() { pid <- readChildPID(info) }()
 	done := make(chan error, 1)
@@ -107,6 +126,34 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 			waitPast(ended)
 			return code, err
 		}
+	}
+}
+
+// receiveListeners takes the sandbox's listeners from fd (none when fd
+// is -1) in a goroutine and passes them to r.Listeners. The returned
+// function, called once the sandbox is gone, waits for that goroutine.
+func (r Runner) receiveListeners(fd int) (wait func()) {
+	if fd < 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		addrs, files, err := receive(fd)
+		if err != nil {
+			return // the sandbox ended first: nothing to serve
+		}
+		if r.Listeners == nil {
+			for _, f := range files {
+				f.Close()
+			}
+			return
+		}
+		r.Listeners(addrs, files)
+	}()
+	return func() {
+		unix.Shutdown(fd, unix.SHUT_RDWR) // wakes a receive still waiting
+		<-done
 	}
 }
 

@@ -19,6 +19,12 @@ type Runner struct {
 	// Quarantined, when set, hears of each policy file the command created
 	// and [Run] moved aside (picket audits it).
 	Quarantined func(Quarantined)
+	// Listeners, when set, gets the [Plan.Listen] listeners once the
+	// sandbox has opened them (addrs are those opened, in the plan's
+	// order; an IPv6 one the kernel could not open is missing): picket
+	// serves them outside the sandbox until [Run] returns. It is called
+	// from a goroutine of its own, before or while the command runs.
+	Listeners func(addrs []string, files []*os.File)
 }
 
 // UnavailableError is a sandbox that cannot be built on this machine:

@@ -7,7 +7,14 @@
 // # What it does not stop
 //
 // Whatever the sandbox does not (docs/shell-sandbox.md); a command run
-// with --unsandboxed is only logged.
+// with --unsandboxed is only logged, and has the host's network.
+//
+// # Network
+//
+// With a network section in force, the command's one way out is the
+// filtering proxy of package egress/proxy, served by this process on the
+// listeners the sandbox hands over; every connection attempt is an audit
+// line, and a host no entry names is put to [Runner.Person].
 package shell
 
 import (
@@ -22,6 +29,7 @@ import (
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/egress/proxy"
 	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/sandbox"
 )
@@ -33,6 +41,10 @@ type Runner struct {
 	Stdout, Stderr io.Writer
 	Warn           func(format string, args ...any)
 	Audit          func(loaded *decide.Loaded, e audit.Entry)
+	// Person, when set, gives who to ask about a host no network entry
+	// names, for a command of session and agent run in cwd; nil, or a
+	// nil Person, refuses such hosts (headless).
+	Person func(loaded *decide.Loaded, session, agent, cwd, command string) proxy.Person
 }
 
 // Sandboxed runs cmd in the sandbox built from loaded, with env, and
@@ -67,14 +79,26 @@ func (r Runner) Sandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ext
 	if x := plan.Expansion; x.Truncated && !x.Cached {
 		r.Warn("pattern expansion stopped after %d entries (depth %d): files beyond are fenced for the file tools only", x.Entries, x.MaxDepth)
 	}
-	return sandbox.Run(plan, sandbox.Runner{
+	sr := sandbox.Runner{
 		Bwrap: bwrap, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, StateDir: state,
 		Quarantined: func(q sandbox.Quarantined) {
 			e := QuarantineEntry(q)
 			e.Session, e.Agent, e.Command, e.Cwd = session, agent, CommandLine(cmd), plan.Cwd
 			r.Audit(loaded, e)
 		},
-	}, cmd)
+	}
+	// With a network section the command reaches the network through the
+	// filtering proxy only, served here; without one it has none.
+	nr, err := r.startNetwork(loaded, cmd, session, agent, plan.Cwd)
+	if err != nil {
+		return 0, err
+	}
+	if nr != nil {
+		defer nr.close()
+		sr.Env = nr.pol.ProxyEnv(env)
+		sr.Listeners = nr.serve
+	}
+	return sandbox.Run(plan, sr, cmd)
 }
 
 // Plain runs cmd without a sandbox (--unsandboxed), passing signals on,

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/escape"
@@ -64,10 +63,10 @@ func runLint(c *cli, args []string) int {
 }
 
 // noteKind is "file-tools-only" for a rule the file tools enforce and the
-// shell only partly, and "not-enforced" for network domains and fence's
-// command and ssh sections, which nothing enforces yet.
+// shell only partly, and "not-enforced" for fence's command and ssh
+// sections, which nothing enforces yet.
 func noteKind(n sandbox.Note) string {
-	if strings.HasPrefix(n.Field, "network.") || n.Field == "command" || n.Field == "ssh" {
+	if n.Field == "command" || n.Field == "ssh" {
 		return "not-enforced"
 	}
 	return "file-tools-only"

@@ -21,7 +21,7 @@ import (
 
 func init() { commands["log"] = runLog }
 
-const logUsage = `Usage: picket log [-f] [--json] [--session ID] [--decision D] [--since WHEN] [--file PATH] [N]
+const logUsage = `Usage: picket log [-f] [--json] [--session ID] [--decision D] [--tool T] [--since WHEN] [--file PATH] [N]
 
 Prints the last N audit entries (default 20), oldest first, from the current
 and rotated log files. -f then keeps printing new entries as they arrive.
@@ -32,6 +32,8 @@ and rotated log files. -f then keeps printing new entries as they arrive.
                    more characters of it, as picket log shows them
   --decision D     only this decision: allow, block, error, grant-once,
                    grant-session, grant-persist or run
+  --tool T         only this tool's entries (case ignored): network for the
+                   shell sandbox's connections, Read, bash, run, ...
   --since WHEN     only entries this recent: a duration (90s, 1h, 2d) or
                    an RFC 3339 time
   --file PATH      the log to read (default: the audit log's path)
@@ -111,6 +113,7 @@ func parseLogArgs(c *cli, args []string, now time.Time) (o logOptions, code int,
 	fs.StringVar(&o.file, "file", "", "")
 	fs.StringVar(&o.filter.Session, "session", "", "")
 	fs.StringVar(&o.filter.Decision, "decision", "", "")
+	fs.StringVar(&o.filter.Tool, "tool", "", "")
 	since := fs.String("since", "", "")
 	pos, code, ok := c.parseFlags(fs, args, true)
 	if !ok {

@@ -93,7 +93,7 @@ Usage:
   picket console [--socket PATH]
   picket grants [--session ID] [--json]
   picket grants revoke ACCESS PATH [--session ID]
-  picket log [-f] [--json] [--session ID] [--decision D] [--since WHEN] [--file PATH] [N]
+  picket log [-f] [--json] [--session ID] [--decision D] [--tool T] [--since WHEN] [--file PATH] [N]
   picket install AGENT [--project | --user] [--print] [--exe P]
   picket uninstall AGENT [--project | --user] [--print] [--exe P]
   picket version

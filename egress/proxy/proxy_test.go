@@ -111,7 +111,7 @@ func entries(t testing.TB, ss ...string) []egress.Entry {
 	return out
 }
 
-func newHarness(t *testing.T, p egress.Policy, person Person, table hosts) *harness {
+func newHarness(t testing.TB, p egress.Policy, person Person, table hosts) *harness {
 	t.Helper()
 	h := &harness{rec: &recorder{}, notice: &syncBuffer{}}
 	h.origin = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -136,7 +136,7 @@ func newHarness(t *testing.T, p egress.Policy, person Person, table hosts) *harn
 	return h
 }
 
-func listen(t *testing.T) net.Listener {
+func listen(t testing.TB) net.Listener {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -145,7 +145,7 @@ func listen(t *testing.T) net.Listener {
 	return l
 }
 
-func portOf(t *testing.T, a net.Addr) int {
+func portOf(t testing.TB, a net.Addr) int {
 	t.Helper()
 	return a.(*net.TCPAddr).Port
 }

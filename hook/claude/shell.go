@@ -24,12 +24,17 @@ func IsOwnHook(line, exe string) bool { return exe != "" && line == HookCommand(
 
 // ShellRunArgs are picket run's arguments for one Bash command line of
 // Claude Code run in dir: Claude Code's cwd file reaches the host's /tmp,
-// and its shell snapshots (which each command line sources) stay readable
-// under defaultDenyRead.
+// its shell snapshots (which each command line sources) stay readable
+// under defaultDenyRead, and the command belongs to Claude Code's session
+// (CLAUDE_CODE_SESSION_ID, which 2.1.197 sets for every Bash command), so
+// a network grant "for this session" is that session's.
 func ShellRunArgs(getenv func(string) string, dir, line string) []string {
 	args := []string{"--cwd", dir, "--bind-tmp", cwdFiles}
 	if t := tmpDir(getenv); t != "" {
 		args = append(args, "--bind-tmp", filepath.Join(t, filepath.Base(cwdFiles)))
+	}
+	if id := getenv("CLAUDE_CODE_SESSION_ID"); id != "" {
+		args = append(args, "--session", id)
 	}
 	if snap := snapshots(getenv); snap != "" {
 		args = append(args, "--read", snap)
