@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/picketdev/picket/egress"
 )
 
 // DefaultMaxAge is how long an untouched session file is kept by
@@ -16,7 +18,8 @@ import (
 const DefaultMaxAge = 7 * 24 * time.Hour
 
 // Grant lets one access to one exact resolved path through for the rest of a
-// session.
+// session; a "connect" grant lets a sandboxed command of the session reach
+// one host (its Path, a domain name or an IP address) on any port.
 type Grant struct {
 	Access string    `json:"access"`
 	Path   string    `json:"path"`
@@ -48,7 +51,13 @@ func (s Store) Add(session string, g Grant) error {
 	if g.Access == "" {
 		return errors.New("grant has no access")
 	}
-	if !filepath.IsAbs(g.Path) || filepath.Clean(g.Path) != g.Path {
+	if g.Access == "connect" {
+		// A network grant names one host, as an allowedDomains entry
+		// spells it.
+		if h, err := egress.ParseHost(g.Path); err != nil || egress.EntryFor(h) != g.Path {
+			return fmt.Errorf("cannot grant %q: not a host in canonical form", g.Path)
+		}
+	} else if !filepath.IsAbs(g.Path) || filepath.Clean(g.Path) != g.Path {
 		return fmt.Errorf("cannot grant %q: not an absolute clean path", g.Path)
 	}
 	if g.At.IsZero() {

@@ -10,13 +10,14 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// addEntry appends path to filesystem.<key> of the JWCC document src and
-// returns the new document. It is pure. When the array already holds path,
+// addEntry appends path to <section>.<key> of the JWCC document src
+// (filesystem.allowRead, network.allowedDomains) and returns the new
+// document. It is pure. When the array already holds path,
 // or one of same (entries that allow at least what path does), it returns
 // src itself and present true. New containers copy the indentation of
 // their neighbours; no trailing comma is added that the document did not use
 // already, so a strict fence.json stays strict JSON.
-func addEntry(src []byte, key, path string, same ...string) (out []byte, present bool, err error) {
+func addEntry(src []byte, section, key, path string, same ...string) (out []byte, present bool, err error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		// A blank policy file is no configuration, {} (as the loader reads
 		// it): the entry goes into a new object.
@@ -31,19 +32,19 @@ func addEntry(src []byte, key, path string, same ...string) (out []byte, present
 		return nil, false, errors.New("top-level value is not an object")
 	}
 	unit := indentUnit(root)
-	fsv, err := findMember(root, "filesystem")
+	fsv, err := findMember(root, section)
 	if err != nil {
 		return nil, false, err
 	}
 	if fsv == nil {
-		appendMember(root, "filesystem", unit, func(indent string, multi bool) string {
+		appendMember(root, section, unit, func(indent string, multi bool) string {
 			return newObject(key, path, indent, unit, multi)
 		})
 		return v.Pack(), false, nil
 	}
 	fsObj, ok := fsv.Value.(*hujson.Object)
 	if !ok {
-		return nil, false, errors.New("filesystem is not an object")
+		return nil, false, fmt.Errorf("%s is not an object", section)
 	}
 	arrv, err := findMember(fsObj, key)
 	if err != nil {
@@ -57,7 +58,7 @@ func addEntry(src []byte, key, path string, same ...string) (out []byte, present
 	}
 	arr, ok := arrv.Value.(*hujson.Array)
 	if !ok {
-		return nil, false, fmt.Errorf("filesystem.%s is not an array", key)
+		return nil, false, fmt.Errorf("%s.%s is not an array", section, key)
 	}
 	if holds(arr, path) || slices.ContainsFunc(same, func(s string) bool { return holds(arr, s) }) {
 		return src, true, nil

@@ -50,7 +50,7 @@ func TestAddEntryGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			key := keyFor(in)
-			out, present, err := addEntry(src, key, goldenPath)
+			out, present, err := addEntry(src, "filesystem", key, goldenPath)
 			if err != nil {
 				t.Fatalf("addEntry(%s) error: %v", in, err)
 			}
@@ -77,7 +77,7 @@ func TestAddEntryGolden(t *testing.T) {
 			if diff := cmp.Diff(string(want), string(out)); diff != "" {
 				t.Errorf("addEntry(%s) mismatch (-want +got):\n%s", in, diff)
 			}
-			again, present, err := addEntry(out, key, goldenPath)
+			again, present, err := addEntry(out, "filesystem", key, goldenPath)
 			if err != nil || !present || string(again) != string(out) {
 				t.Errorf("second addEntry(%s) = present %v, err %v, changed %v; want present, unchanged", in, present, err, string(again) != string(out))
 			}
@@ -97,12 +97,12 @@ func TestAddEntryRefuses(t *testing.T) {
 		{"duplicate allowRead", `{"filesystem": {"allowRead": [], "allowRead": []}}`, `duplicate key "allowRead"`},
 	}
 	for _, tt := range tests {
-		_, _, err := addEntry([]byte(tt.src), "allowRead", "/p")
+		_, _, err := addEntry([]byte(tt.src), "filesystem", "allowRead", "/p")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: addEntry(%q) error = %v, want it to contain %q", tt.name, tt.src, err, tt.want)
 		}
 	}
-	if _, _, err := addEntry([]byte("{"), "allowRead", "/p"); !errors.Is(err, ErrMalformed) {
+	if _, _, err := addEntry([]byte("{"), "filesystem", "allowRead", "/p"); !errors.Is(err, ErrMalformed) {
 		t.Errorf("addEntry(%q) error = %v, want ErrMalformed", "{", err)
 	}
 }
@@ -199,7 +199,7 @@ func isSubsequence(sub, s []byte) bool {
 // writes the entry into a new object rather than refusing it as malformed.
 func TestAddEntryBlankFile(t *testing.T) {
 	for _, src := range []string{"", "  \n\n"} {
-		out, present, err := addEntry([]byte(src), "allowRead", "/p")
+		out, present, err := addEntry([]byte(src), "filesystem", "allowRead", "/p")
 		if err != nil || present {
 			t.Fatalf("addEntry(%q) = present %v, err %v; want the entry added", src, present, err)
 		}

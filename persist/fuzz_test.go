@@ -24,14 +24,14 @@ func FuzzAddEntry(f *testing.F) {
 	f.Add([]byte("{\t}"), true, "/") // the blank of an empty one-line object is re-laid
 	f.Add([]byte("{\r}"), true, "/")
 	f.Fuzz(func(t *testing.T, src []byte, write bool, path string) {
-		if checkPath(path) != nil {
+		if checkPath("read", path) != nil {
 			return
 		}
 		key := "allowRead"
 		if write {
 			key = "allowWrite"
 		}
-		out, present, err := addEntry(src, key, path)
+		out, present, err := addEntry(src, "filesystem", key, path)
 		switch {
 		case err != nil:
 			return
@@ -47,7 +47,7 @@ func FuzzAddEntry(f *testing.F) {
 			return
 		}
 		checkEdit(t, src, out, key, path)
-		again, present, err := addEntry(out, key, path)
+		again, present, err := addEntry(out, "filesystem", key, path)
 		if err != nil || !present || string(again) != string(out) {
 			t.Fatalf("second edit: present %v, err %v, changed %v", present, err, string(again) != string(out))
 		}

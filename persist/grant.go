@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/egress"
 )
 
 // SchemaURL is the $schema a scaffolded policy file points at.
@@ -40,10 +41,12 @@ type Options struct {
 	// nowhere: when Target now names another file (one was created or
 	// removed since), it returns an error wrapping [ErrChanged].
 	File string
-	// Access is "read" or "list" (filesystem.allowRead) or "write"
-	// (filesystem.allowWrite).
+	// Access is "read" or "list" (filesystem.allowRead), "write"
+	// (filesystem.allowWrite), or "connect" (network.allowedDomains).
 	Access string
-	// Path is the resolved, absolute, clean path to allow.
+	// Path is the resolved, absolute, clean path to allow; for "connect",
+	// the host (a domain name or an IP address, as egress.EntryFor
+	// spells it), written as it is.
 	Path string
 	// UserConfigExists makes a new policy file extend "@base" (the user's
 	// own fence config) instead of "code".
@@ -120,12 +123,12 @@ func Grant(o Options) (Result, error) {
 
 // begin checks o's access and path and names the file a grant would write:
 // the list key for the access, the target, and whether it exists.
-func (o Options) begin() (key string, res Result, exists bool, err error) {
+func (o Options) begin() (key listKey, res Result, exists bool, err error) {
 	if key, err = arrayKey(o.Access); err != nil {
-		return "", Result{}, false, err
+		return listKey{}, Result{}, false, err
 	}
-	if err := checkPath(o.Path); err != nil {
-		return "", Result{}, false, err
+	if err := checkPath(o.Access, o.Path); err != nil {
+		return listKey{}, Result{}, false, err
 	}
 	res, exists, err = o.target()
 	return key, res, exists, err
@@ -149,7 +152,7 @@ func Check(o Options) (Result, error) {
 			return res, err
 		}
 	}
-	out, present, err := addEntry(src, key, entryFor(o.Path), o.Path)
+	out, present, err := addEntry(src, key.section, key.name, entryFor(o.Access, o.Path), o.Path)
 	if err != nil {
 		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
 	}
@@ -188,7 +191,7 @@ func (o Options) target() (res Result, exists bool, err error) {
 }
 
 // edit reads (or scaffolds), patches, validates and writes the file.
-func (o Options) edit(res Result, key string, exists bool) (Result, error) {
+func (o Options) edit(res Result, key listKey, exists bool) (Result, error) {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -207,7 +210,7 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 	// below it, nor, for a path with glob characters, its neighbours. An
 	// entry of the path as it is (an older picket's, or a hand-written
 	// one) already allows it.
-	out, present, err := addEntry(src, key, entryFor(o.Path), o.Path)
+	out, present, err := addEntry(src, key.section, key.name, entryFor(o.Access, o.Path), o.Path)
 	if err != nil {
 		return res, fmt.Errorf("cannot edit %s: %w", res.File, err)
 	}
@@ -231,8 +234,12 @@ func (o Options) edit(res Result, key string, exists bool) (Result, error) {
 }
 
 // entryFor is the allow entry for path: a pattern that matches it and
-// nothing below it (see [decide.ExactPattern]; checkPath has accepted path).
-func entryFor(path string) string {
+// nothing below it (see [decide.ExactPattern]; checkPath has accepted
+// path), or for "connect" the host itself.
+func entryFor(access, path string) string {
+	if access == "connect" {
+		return path
+	}
 	pat, _ := decide.ExactPattern(path)
 	return pat
 }
@@ -253,20 +260,35 @@ func baseFor(userConfigExists bool) string {
 	return "code"
 }
 
-func arrayKey(access string) (string, error) {
+// listKey names the list an entry goes to.
+type listKey struct{ section, name string }
+
+func arrayKey(access string) (listKey, error) {
 	switch access {
 	case "read", "list":
-		return "allowRead", nil
+		return listKey{"filesystem", "allowRead"}, nil
 	case "write":
-		return "allowWrite", nil
+		return listKey{"filesystem", "allowWrite"}, nil
+	case "connect":
+		return listKey{"network", "allowedDomains"}, nil
 	}
-	return "", fmt.Errorf("cannot persist access %q: want read, list or write", access)
+	return listKey{}, fmt.Errorf("cannot persist access %q: want read, list, write or connect", access)
 }
 
 // checkPath accepts only paths a policy entry spells exactly: absolute, clean
 // and valid UTF-8 (JSON would replace an invalid byte, granting another
 // path).
-func checkPath(path string) error {
+func checkPath(access, path string) error {
+	if access == "connect" {
+		h, err := egress.ParseHost(path)
+		if err == nil && egress.EntryFor(h) == path {
+			_, err = egress.ParseEntry(path)
+		}
+		if err != nil || egress.EntryFor(h) != path {
+			return fmt.Errorf("cannot persist %q: not a host as an allowedDomains entry spells it", path)
+		}
+		return nil
+	}
 	switch {
 	case !filepath.IsAbs(path) || filepath.Clean(path) != path:
 		return fmt.Errorf("cannot persist %q: not an absolute clean path", path)

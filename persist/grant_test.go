@@ -168,7 +168,7 @@ func TestGrantKeepsCommentsOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The golden edit of addEntry, with the entry Grant writes for the path.
-	want := strings.Replace(readFile(t, "testdata/golden/comments.jsonc"), `"`+goldenPath+`"`, `"`+entryFor(goldenPath)+`"`, 1)
+	want := strings.Replace(readFile(t, "testdata/golden/comments.jsonc"), `"`+goldenPath+`"`, `"`+entryFor("read", goldenPath)+`"`, 1)
 	if diff := cmp.Diff(want, readFile(t, file)); diff != "" {
 		t.Errorf("edited file mismatch (-want +got):\n%s", diff)
 	}

@@ -183,7 +183,7 @@ func TestKilledWriterLeavesOldFile(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if tmp := readFile(t, file+".tmp"); !strings.Contains(tmp, entryFor("/never")) {
+	if tmp := readFile(t, file+".tmp"); !strings.Contains(tmp, entryFor("read", "/never")) {
 		t.Fatalf("child's tmp file lacks its edit: %q", tmp)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {

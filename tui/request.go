@@ -1,7 +1,24 @@
 package tui
 
+// KindNetwork marks a [Request] about a sandboxed command's connection.
+const KindNetwork = "network"
+
 // Request is one prompt request, as the hook sends it to picket prompt.
 type Request struct {
+	// Kind is "" for a file tool call and [KindNetwork] for a connection
+	// a sandboxed command opened to a host no entry names: then Host and
+	// Port name it (and Path and Resolved hold "host:port"), Addrs are
+	// what the host resolved to, Via is how the command asked (HTTP,
+	// CONNECT, SOCKS5) and Command is the command line. An answer lets
+	// the host through on any port: "once" for the rest of the command,
+	// "persist" as a network.allowedDomains entry.
+	Kind    string   `json:"kind,omitempty"`
+	Host    string   `json:"host,omitempty"`
+	Port    int      `json:"port,omitempty"`
+	Addrs   []string `json:"addrs,omitempty"`
+	Via     string   `json:"via,omitempty"`
+	Command string   `json:"command,omitempty"`
+
 	Agent   string `json:"agent"`
 	Session string `json:"session"`
 	Cwd     string `json:"cwd"`

@@ -33,6 +33,8 @@ func (m Model) lines() []string {
 		out = m.confirmLines()
 	case len(m.req.Batch) > 0:
 		out = m.batchLines()
+	case m.req.Kind == KindNetwork:
+		out = m.networkLines()
 	default:
 		out = m.askLines()
 	}
@@ -66,9 +68,38 @@ func (m Model) askLines() []string {
 	return append(out, m.status("Enter/Esc deny")...)
 }
 
+// networkLines ask about one connection: the destination first, then
+// what it resolved to, the command that asked, and the rule.
+func (m Model) networkLines() []string {
+	r := m.req
+	out := m.pathLines(r.Resolved, "", "", m.cols())
+	out = append(out, "")
+	out = append(out, m.field("address", strings.Join(r.Addrs, ", "))...)
+	out = append(out, m.field("command", r.Command)...)
+	out = append(out, m.field("via", r.Via)...)
+	out = append(out, m.field("rule", r.Rule)...)
+	out = append(out, m.field("source", r.Source)...)
+	out = append(out, m.who()...)
+	out = append(out, "", fmt.Sprintf("Allow connections to %s, on any port?", Escape(orDash(r.Host))))
+	items := []string{"[a] this command", "[s] this session"}
+	if r.CanPersist {
+		items = append(items, "[p] persist")
+	}
+	items = append(items, "[d] deny")
+	out = append(out, m.options(items)...)
+	if !r.CanPersist && r.PersistNote != "" {
+		out = append(out, wordwrap(Escape(r.PersistNote), m.cols())...)
+	}
+	return append(out, m.status("Enter/Esc deny")...)
+}
+
 func (m Model) batchLines() []string {
 	b := m.req.Batch
-	out := []string{fmt.Sprintf("%d requests blocked this turn:", len(b))}
+	head, question, allOnce := "%d requests blocked this turn:", "Allow all of them?", "[a] allow all once"
+	if m.req.Kind == KindNetwork {
+		head, question, allOnce = "%d hosts this command reached for:", "Allow all of them, for this command?", "[a] allow all"
+	}
+	out := []string{fmt.Sprintf(head, len(b))}
 	for i, it := range b {
 		num := fmt.Sprintf("%d. ", i+1)
 		out = append(out, m.pathLines(it.Resolved, it.Path, num, m.cols())...)
@@ -77,15 +108,22 @@ func (m Model) batchLines() []string {
 	}
 	out = append(out, "")
 	out = append(out, m.who()...)
-	out = append(out, "", "Allow all of them?")
-	out = append(out, m.options([]string{"[i] one by one", "[a] allow all once", "[d] deny all"})...)
+	if m.req.Kind == KindNetwork {
+		out = append(out, m.field("command", m.req.Command)...)
+	}
+	out = append(out, "", question)
+	out = append(out, m.options([]string{"[i] one by one", allOnce, "[d] deny all"})...)
 	return append(out, m.status("Enter/Esc deny all")...)
 }
 
 func (m Model) confirmLines() []string {
 	r := m.req
 	out := []string{"Persist"}
-	out = append(out, m.pathLines(r.Resolved, "", "", m.cols())...)
+	shown := r.Resolved
+	if r.Kind == KindNetwork {
+		shown = r.Host // the entry is the host, for every port
+	}
+	out = append(out, m.pathLines(shown, "", "", m.cols())...)
 	file := r.PersistTarget
 	if r.PersistResolved != "" {
 		file = r.PersistResolved
@@ -96,6 +134,9 @@ func (m Model) confirmLines() []string {
 	}
 	out = append(out, "")
 	note := fmt.Sprintf("This allows %s of this path in every later session.", Escape(orDash(r.Access)))
+	if r.Kind == KindNetwork {
+		note = fmt.Sprintf("This adds \"%s\" to network.allowedDomains: commands of every later session may connect to it, on any port.", Escape(r.Host))
+	}
 	out = append(out, wordwrap(note, m.cols())...)
 	if r.PersistCreates {
 		note = fmt.Sprintf("%s does not exist yet: it will be created, extending %q.",

@@ -74,6 +74,27 @@ func dirRequest() Request {
 	return r
 }
 
+// networkRequest is a sandboxed command's connection to a host no entry
+// names.
+func networkRequest() Request {
+	return Request{
+		Kind: KindNetwork, Agent: "claude", Session: "5f0c", Cwd: "/home/me/proj",
+		Tool: "network", Access: "connect", Path: "api.example.com:443", Resolved: "api.example.com:443",
+		Host: "api.example.com", Port: 443, Addrs: []string{"203.0.113.7", "2001:db8::7"}, Via: "CONNECT",
+		Command: "bash -c 'curl -sS https://api.example.com/upload -d @notes.txt'",
+		Layer:   "network", Rule: "network.allowedDomains (no entry names this host)", Source: "/home/me/proj/fence.jsonc",
+		CanPersist: true, PersistTarget: "/home/me/proj/fence.jsonc",
+	}
+}
+
+func networkBatchRequest() Request {
+	r := networkRequest()
+	for _, h := range []string{"a.example.com:443", "b.example.net:80", "api.example.com:443"} {
+		r.Batch = append(r.Batch, BatchItem{Tool: "network", Access: "connect", Path: h, Resolved: h})
+	}
+	return r
+}
+
 func TestView(t *testing.T) {
 	persistCreates := readRequest()
 	persistCreates.PersistCreates = true
@@ -97,6 +118,9 @@ func TestView(t *testing.T) {
 		{"escaped-path", escapeRequest(), 80, []tea.Msg{armed}},
 		{"directory-no-persist", dirRequest(), 80, []tea.Msg{armed}},
 		{"persist-confirm-via-symlink", persistViaSymlink, 80, []tea.Msg{armed, key("p"), armMsg{id: 2}}},
+		{"network", networkRequest(), 80, []tea.Msg{armed}},
+		{"network-persist-confirm", networkRequest(), 80, []tea.Msg{armed, key("p"), armMsg{id: 2}}},
+		{"network-batch", networkBatchRequest(), 80, []tea.Msg{armed}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -99,7 +99,7 @@ Usage:
   picket version
   picket help
 
-ACCESS is one of list, read, write.
+ACCESS is one of list, read, write; grants revoke also takes connect with a host.
 `
 
 // parseInterspersed parses fs's flags wherever they stand among the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
+	"github.com/picketdev/picket/egress/proxy"
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/sandbox"
 	"github.com/picketdev/picket/shell"
@@ -122,7 +123,24 @@ func runRun(c *cli, args []string) int {
 
 // shell runs commands for this process.
 func shellRunner(c *cli) shell.Runner {
-	return shell.Runner{Getenv: c.getenv, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Warn: c.warnf, Audit: c.auditLog().Append}
+	return shell.Runner{Getenv: c.getenv, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Warn: c.warnf, Audit: c.auditLog().Append,
+		Person: func(loaded *decide.Loaded, session, agent, cwd, command string) proxy.Person {
+			return networkPipeline(c).NetworkPerson(loaded, hook.Call{Agent: agent, Session: session, Cwd: cwd, Tool: "network"}, command)
+		}}
+}
+
+// networkPipeline is the request path a sandboxed command's network prompt
+// goes through: the grant store, the audit log, the prompt surfaces of
+// this process's environment; CI set makes every refusal final.
+func networkPipeline(c *cli) *hook.Pipeline {
+	return &hook.Pipeline{
+		Grants: c.grantStore(), StateDir: c.stateDir(), Audit: c.auditLog(), Warn: c.warnf,
+		Headless: c.getenv("CI") != "",
+		Prompter: hook.TerminalPrompter{Getenv: c.getenv, StateDir: c.stateDir()},
+		TrustWrite: func(file string) error {
+			return sandbox.TrustWrite(c.stateDir(), file)
+		},
+	}
 }
 
 // recoverQuarantine does the checks that picket runs which died first left
