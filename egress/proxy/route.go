@@ -32,54 +32,73 @@ func (s *Server) decide(ctx context.Context, via string, h egress.Host, port int
 	d := Decision{Via: via, Host: h, Port: port}
 	v := p.Judge(h, port)
 	d.Rule, d.Entry = v.Rule, v.Entry
-	if v.Outcome == egress.Denied {
+	switch {
+	case v.Outcome == egress.Denied:
 		d.Reason = fmt.Sprintf("network.deniedDomains entry %q names %s", v.Entry, h)
 		d.fix = denyFix(v.Entry, p.Source)
 		return s.block(d)
+	case v.Outcome == egress.Unlisted && p.DefaultAction == "proxy" && p.Upstream != nil:
+		d.Rule, d.Outcome = egress.RuleDefault, "allow"
+		d.Reason = "no entry names it: forwarded to network.upstreamProxy " + p.Upstream.Host
+		return route{upstream: true, d: d}, d, true
 	}
 	granted := ""
 	if v.Outcome == egress.Unlisted {
-		if p.DefaultAction == "proxy" && p.Upstream != nil {
-			d.Rule, d.Outcome = egress.RuleDefault, "allow"
-			d.Reason = "no entry names it: forwarded to network.upstreamProxy " + p.Upstream.Host
-			return route{upstream: true, d: d}, d, true
-		}
-		granted = s.ask.granted(h)
-		if granted == "" && s.o.Person == nil {
+		if granted = s.ask.granted(h); granted == "" && s.o.Person == nil {
 			d.Reason = fmt.Sprintf("no network.allowedDomains entry names %s, and no person can be asked here", h)
 			d.fix = s.addFix(h)
 			return s.block(d)
 		}
 	}
-	addrs, err := s.lookup(ctx, h)
+	ok, d, good := s.addresses(ctx, d)
+	if !good {
+		return route{}, d, false
+	}
+	if v.Outcome == egress.Unlisted {
+		if d, good = s.grant(ctx, d, ok, granted); !good {
+			return s.block(d)
+		}
+	}
+	return route{addrs: ok, d: d}, d, true
+}
+
+// addresses resolves d's host and keeps the addresses the policy permits.
+// When none is left, the refusal is audited and good is false.
+func (s *Server) addresses(ctx context.Context, d Decision) (ok []netip.Addr, _ Decision, good bool) {
+	addrs, err := s.lookup(ctx, d.Host)
 	if err != nil {
 		d.Outcome, d.Reason = "error", err.Error()
 		s.audit(d)
 		s.notice.say(d, "")
-		return route{}, d, false
+		return nil, d, false
 	}
-	ok, refused := p.Permit(port, addrs)
+	ok, refused := s.o.Policy.Permit(d.Port, addrs)
 	if len(ok) == 0 {
 		r := refused[0]
-		d.Addr, d.Rule, d.Entry = netip.AddrPortFrom(r.Addr, uint16(port)), r.Rule, r.Entry
-		d.Reason = refusalReason(h, r)
-		d.fix = s.localFix(r, port)
-		return s.block(d)
+		d.Addr, d.Rule, d.Entry = netip.AddrPortFrom(r.Addr, uint16(d.Port)), r.Rule, r.Entry
+		d.Reason = refusalReason(d.Host, r)
+		d.fix = s.localFix(r, d.Port)
+		_, d, _ = s.block(d)
+		return nil, d, false
 	}
-	if v.Outcome == egress.Unlisted {
-		if granted != "" {
-			d.Rule, d.Reason = egress.RuleGrant, granted
-		} else {
-			a := s.ask.ask(ctx, Question{Via: via, Host: h, Port: port, Addrs: ok})
-			d.Rule, d.Outcome, d.Prompted = egress.RuleGrant, a.outcome, a.prompted
-			if !a.allow {
-				d.Rule, d.Reason = egress.RuleAllowed, a.reason
-				d.fix = s.addFix(h)
-				return s.block(d)
-			}
-		}
+	return ok, d, true
+}
+
+// grant lets a host no entry names through when granted says why (an
+// earlier answer, a session grant) or the person says so; good is false
+// when it stays refused.
+func (s *Server) grant(ctx context.Context, d Decision, addrs []netip.Addr, granted string) (Decision, bool) {
+	if granted != "" {
+		d.Rule, d.Reason = egress.RuleGrant, granted
+		return d, true
 	}
-	return route{addrs: ok, d: d}, d, true
+	a := s.ask.ask(ctx, Question{Via: d.Via, Host: d.Host, Port: d.Port, Addrs: addrs})
+	d.Rule, d.Outcome, d.Prompted = egress.RuleGrant, a.outcome, a.prompted
+	if !a.allow {
+		d.Rule, d.Reason = egress.RuleAllowed, a.reason
+		d.fix = s.addFix(d.Host)
+	}
+	return d, a.allow
 }
 
 // lookup returns the addresses of h: the address itself, or what the
