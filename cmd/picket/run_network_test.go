@@ -319,3 +319,17 @@ func TestRunNetworkTools(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNetworkPorts: httpProxyPort and socksProxyPort move the proxy's
+// ports inside the sandbox, and the variables follow.
+func TestRunNetworkPorts(t *testing.T) {
+	if !netnstest.Enter(t, netConfig) {
+		return
+	}
+	w := newNetWorld(t, `{"extends": "code", "network": {"allowedDomains": ["allowed.test"], "httpProxyPort": 8118, "socksProxyPort": 9050}}`)
+	code, out, errOut := w.run(t, `echo "$HTTPS_PROXY $ALL_PROXY"; curl -sS --max-time 10 http://allowed.test/; curl -sS --max-time 10 --proxy "" -x socks5h://127.0.0.1:9050 http://allowed.test/`)
+	want := "http://127.0.0.1:8118 socks5h://127.0.0.1:9050\nweb10 saw allowed.test\nweb10 saw allowed.test\n"
+	if code != 0 || out != want {
+		t.Errorf("with httpProxyPort 8118 and socksProxyPort 9050 = %d\nstdout: %q\nstderr: %s\nwant %q", code, out, errOut, want)
+	}
+}
