@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/egress"
 )
 
@@ -204,4 +205,28 @@ func (s Store) bases() ([]string, error) {
 
 func matches(access, path string) func(Grant) bool {
 	return func(g Grant) bool { return g.Access == access && g.Path == path }
+}
+
+// Target reads a grant's ACCESS and PATH as picket grants revoke takes
+// them, into the access and key a grant holds: a file access (list, read,
+// write) and the path resolved against cwd and home, or "connect" and a
+// host as a network grant names it.
+func Target(access, path, cwd, home string) (string, string, error) {
+	if access == "connect" {
+		h, err := egress.ParseHost(path)
+		if err != nil {
+			return "", "", err
+		}
+		return access, egress.EntryFor(h), nil
+	}
+	a, err := decide.ParseAccess(access)
+	if err != nil {
+		return "", "", fmt.Errorf("%v (or connect, for a network grant)", err)
+	}
+	if cwd != "" {
+		if _, r, err := decide.Canonicalize(path, cwd, home); err == nil {
+			path = r
+		}
+	}
+	return string(a), path, nil
 }

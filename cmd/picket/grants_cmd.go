@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	"github.com/picketdev/picket/audit"
-	"github.com/picketdev/picket/decide"
-	"github.com/picketdev/picket/egress"
 	"github.com/picketdev/picket/escape"
 	"github.com/picketdev/picket/grants"
 )
@@ -69,8 +67,10 @@ func revokeGrant(c *cli, args []string) int {
 		c.errorf("grants revoke needs ACCESS and PATH")
 		return 2
 	}
-	access, path, ok := c.grantTarget(pos[0], pos[1])
-	if !ok {
+	env, _ := c.policyEnv("", "")
+	access, path, err := grants.Target(pos[0], pos[1], env.Cwd, env.Home)
+	if err != nil {
+		c.errorf("%v", err)
 		return 2
 	}
 	store := c.grantStore()
@@ -98,30 +98,4 @@ func revokeGrant(c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "revoked %s %s in %d session(s)\n", access, escape.Field(path), n)
 	return 0
-}
-
-// grantTarget reads a grant's ACCESS and PATH as revoke takes them: a
-// file access and a path (resolved as a grant holds it), or "connect"
-// and a host.
-func (c *cli) grantTarget(accessArg, pathArg string) (access, path string, ok bool) {
-	if accessArg == "connect" {
-		h, err := egress.ParseHost(pathArg)
-		if err != nil {
-			c.errorf("%v", err)
-			return "", "", false
-		}
-		return accessArg, egress.EntryFor(h), true
-	}
-	a, err := decide.ParseAccess(accessArg)
-	if err != nil {
-		c.errorf("%v (or connect, for a network grant)", err)
-		return "", "", false
-	}
-	path = pathArg
-	if env, err := c.policyEnv("", ""); err == nil {
-		if _, r, err := decide.Canonicalize(path, env.Cwd, env.Home); err == nil {
-			path = r
-		}
-	}
-	return string(a), path, true
 }

@@ -121,26 +121,14 @@ func runRun(c *cli, args []string) int {
 	return code
 }
 
-// shell runs commands for this process.
+// shellRunner runs commands for this process, network prompts included.
 func shellRunner(c *cli) shell.Runner {
 	return shell.Runner{Getenv: c.getenv, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Warn: c.warnf, Audit: c.auditLog().Append,
 		Person: func(loaded *decide.Loaded, session, agent, cwd, command string) proxy.Person {
-			return networkPipeline(c).NetworkPerson(loaded, hook.Call{Agent: agent, Session: session, Cwd: cwd, Tool: "network"}, command)
+			pipe := c.pipeline(&hook.Agent{}, false)
+			pipe.Prompter = hook.TerminalPrompter{Getenv: c.getenv, StateDir: c.stateDir()}
+			return pipe.NetworkPerson(loaded, hook.Call{Agent: agent, Session: session, Cwd: cwd, Tool: "network"}, command)
 		}}
-}
-
-// networkPipeline is the request path a sandboxed command's network prompt
-// goes through: the grant store, the audit log, the prompt surfaces of
-// this process's environment; CI set makes every refusal final.
-func networkPipeline(c *cli) *hook.Pipeline {
-	return &hook.Pipeline{
-		Grants: c.grantStore(), StateDir: c.stateDir(), Audit: c.auditLog(), Warn: c.warnf,
-		Headless: c.getenv("CI") != "",
-		Prompter: hook.TerminalPrompter{Getenv: c.getenv, StateDir: c.stateDir()},
-		TrustWrite: func(file string) error {
-			return sandbox.TrustWrite(c.stateDir(), file)
-		},
-	}
 }
 
 // recoverQuarantine does the checks that picket runs which died first left
