@@ -54,6 +54,7 @@ func TestCodeTemplateStripsCredentials(t *testing.T) {
 		"HF_TOKEN", "VAULT_TOKEN", "SLACK_WEBHOOK_URL", "SENTRY_DSN", "DATABASE_URL", "PGPASSWORD", "MYSQL_PWD",
 		"SSHPASS", "GITHUB_PAT", "TF_TOKEN_app_terraform_io", "STRIPE_SECRET_KEY", "SECRET_KEY_BASE",
 		"DB_PASSWORD", "TOKEN", "github_token", "Openai_Api_Key", "GPG_PASSPHRASE", "JWT_PRIVATE_KEY",
+		"BW_SESSION", "OP_SESSION_my", "RAILS_MASTER_KEY", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
 	}
 	kept := []string{
 		"PATH", "HOME", "TERM", "USER", "SHELL", "LANG", "LC_ALL", "PWD", "TMPDIR", "EDITOR", "PAGER",
