@@ -3,10 +3,12 @@ package e2e
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/internal/testenv"
 )
 
@@ -68,6 +70,24 @@ func TestGemini(t *testing.T) {
 		t.Fatalf("picket install gemini wrote no hook for %s:\n%s", w.picket, installed)
 	}
 	globalMemory := filepath.Join(w.geminiDir, "GEMINI.md")
+	// A person's own hook that rewrites every shell command (as token
+	// savers do), in the system settings: Gemini CLI runs it after
+	// picket's, and the last tool_input wins. It must see, and keep,
+	// picket's wrapping.
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewriter, rewrites := filepath.Join(w.base, "rewrite-hook.js"), filepath.Join(w.base, "rewrites.log")
+	writeFile(t, rewriter, `let s = ''; process.stdin.on('data', d => s += d).on('end', () => {
+  const i = JSON.parse(s).tool_input; i.command = 'true && ' + i.command;
+  require('fs').appendFileSync(`+jsonString(rewrites)+`, JSON.stringify(i.command) + '\n');
+  process.stdout.write(JSON.stringify({hookSpecificOutput: {hookEventName: 'BeforeTool', tool_input: i}}));
+});
+`)
+	system := filepath.Join(w.base, "system-settings.json")
+	writeFile(t, system, `{"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "name": "rewriter", "command": `+
+		jsonString(hook.ShellQuote(node)+" "+hook.ShellQuote(rewriter))+`, "timeout": 20000}]}]}}`)
 	script := []Turn{
 		0: ToolUse("read_file", map[string]any{"file_path": ".env.local"}),
 		1: geminiShell("cat .env.local .env"),
@@ -95,7 +115,7 @@ func TestGemini(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	stdout, stderr, took := w.run(t, w.project, []string{"GOOGLE_GEMINI_BASE_URL=" + model.URL}, gemini, geminiArgs()...)
+	stdout, stderr, took := w.run(t, w.project, []string{"GOOGLE_GEMINI_BASE_URL=" + model.URL, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + system}, gemini, geminiArgs()...)
 	t.Logf("gemini %s took %v, %d requests", version, took, len(model.Requests()))
 	if !strings.Contains(string(stdout), `"response": "DONE"`) {
 		t.Errorf("gemini -p did not finish the script:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
@@ -134,6 +154,10 @@ func TestGemini(t *testing.T) {
 	}
 	if r := result(1); strings.Contains(r.Text, w.secret) || !strings.Contains(r.Text, "modified by a hook") {
 		t.Errorf("cat .env.local .env: the model got %q, want no secret, from a command picket rewrote", r.Text)
+	}
+	// The person's hook saw every shell command as picket wrapped it.
+	if got := readFileString(t, rewrites); strings.Count(got, "\n") != 3 || strings.Count(got, "true && GEMINI_PROJECT_DIR=") != 3 || strings.Count(got, " run --cwd ") != 3 {
+		t.Errorf("the person's own hook rewrote:\n%s\nwant the three shell commands as picket wrapped them", got)
 	}
 	if r := result(5); r.IsError || !strings.Contains(r.Text, "hello from the e2e readme") {
 		t.Errorf("read_file README.md: the model got %q", r.Text)

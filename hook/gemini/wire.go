@@ -62,8 +62,15 @@ type hookEntry struct {
 }
 
 type hookGroup struct {
-	Matcher string      `json:"matcher,omitempty"`
-	Hooks   []hookEntry `json:"hooks"`
+	Matcher string `json:"matcher,omitempty"`
+	// Sequential runs every hook of the event one after the other, each
+	// given the input as the hooks before it rewrote it. Gemini CLI
+	// otherwise runs them side by side on the model's input and takes
+	// the last one's tool_input: a person's hook after picket's (in the
+	// workspace or system settings, or an extension) that rewrites a
+	// shell command would run it without picket's wrapping.
+	Sequential bool        `json:"sequential,omitempty"`
+	Hooks      []hookEntry `json:"hooks"`
 }
 
 // events are the events picket hooks, with their groups, in the order
@@ -77,8 +84,9 @@ var events = []struct{ name, matcher string }{
 	{EventSessionEnd, ""},
 }
 
-func groupFor(matcher, exe string) hookGroup {
-	return hookGroup{Matcher: matcher, Hooks: []hookEntry{{Type: "command", Name: HookName, Command: HookCommand(exe), Timeout: HookTimeout.Milliseconds()}}}
+func groupFor(event, matcher, exe string) hookGroup {
+	return hookGroup{Matcher: matcher, Sequential: event == EventBeforeTool,
+		Hooks: []hookEntry{{Type: "command", Name: HookName, Command: HookCommand(exe), Timeout: HookTimeout.Milliseconds()}}}
 }
 
 // wire is the Agent's Wire: picket's hook groups added to the settings
@@ -100,7 +108,7 @@ func wire(b []byte, exe string) ([]byte, error) {
 	if i < 0 {
 		obj := &hujson.Object{}
 		for _, e := range events {
-			if err := d.addMember(obj, e.name, d.render([]hookGroup{groupFor(e.matcher, exe)}, 2), 2); err != nil {
+			if err := d.addMember(obj, e.name, d.render([]hookGroup{groupFor(e.name, e.matcher, exe)}, 2), 2); err != nil {
 				return nil, err
 			}
 		}
@@ -119,7 +127,7 @@ func wire(b []byte, exe string) ([]byte, error) {
 			return nil, err
 		}
 		if j < 0 {
-			if err := d.addMember(hobj, e.name, d.render([]hookGroup{groupFor(e.matcher, exe)}, 2), 2); err != nil {
+			if err := d.addMember(hobj, e.name, d.render([]hookGroup{groupFor(e.name, e.matcher, exe)}, 2), 2); err != nil {
 				return nil, err
 			}
 			continue
@@ -128,7 +136,7 @@ func wire(b []byte, exe string) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf(`"hooks.%s" is not a list`, e.name)
 		}
-		d.addElement(a, d.render(groupFor(e.matcher, exe), 3), 3)
+		d.addElement(a, d.render(groupFor(e.name, e.matcher, exe), 3), 3)
 	}
 	return d.pack(), nil
 }

@@ -54,12 +54,18 @@ func TestWire(t *testing.T) {
 		}
 		var raw struct {
 			Hooks map[string][]struct {
-				Hooks []struct {
+				Sequential bool `json:"sequential"`
+				Hooks      []struct {
 					Timeout int64 `json:"timeout"`
 				} `json:"hooks"`
 			} `json:"hooks"`
 		}
 		json.Unmarshal(std, &raw)
+		// Every BeforeTool hook runs in turn, so that one after picket's
+		// is given the command picket wrapped, not the model's.
+		if last := raw.Hooks[EventBeforeTool][len(raw.Hooks[EventBeforeTool])-1]; !last.Sequential {
+			t.Errorf("%s: picket's BeforeTool group is not sequential:\n%s", f, out)
+		}
 		if got := raw.Hooks[EventBeforeTool][len(raw.Hooks[EventBeforeTool])-1].Hooks[0].Timeout; got != 90000 {
 			t.Errorf("%s: timeout %d, want 90000 (milliseconds)", f, got)
 		}
