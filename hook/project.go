@@ -1,7 +1,10 @@
 package hook
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -17,4 +20,21 @@ func GitTop(dir string, env []string) string {
 		}
 	}
 	return dir
+}
+
+// Executable is the absolute, resolved path of the picket executable exe
+// ("" for the running one): what install writes into an agent's wiring
+// and doctor compares the wiring with.
+func Executable(exe string) (string, error) {
+	if exe == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("failed to find the picket executable: %w", err)
+		}
+		exe = self
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	return filepath.Abs(exe)
 }

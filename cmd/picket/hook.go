@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"time"
 
 	"github.com/picketdev/picket/cmd/picket/internal/hooksig"
@@ -65,7 +64,7 @@ func runHook(c *cli, args []string) int {
 	}
 	if agent == nil || agent.Hook == nil {
 		// Denied in the default agent's schema, as a bad flag is.
-		c.errorf("unknown agent %q: picket hook answers %v", *name, hookAgents())
+		c.errorf("unknown agent %q: picket hook answers %v", *name, agents.HookNames())
 		return reply(c, agents.Lookup(claude.Name), hook.Answer{Deny: true, Reason: hook.ErrorMessage("", fmt.Errorf("unknown agent %q", *name))})
 	}
 	interrupted := make(chan os.Signal, 1)
@@ -97,7 +96,7 @@ func runHook(c *cli, args []string) int {
 			return
 		}
 		if ev.Kind == hook.SessionStart {
-			forgetResident(c)
+			hook.ForgetResident(c.stateDir(), c.getenv("XDG_RUNTIME_DIR"))
 		}
 		done <- pipe.Event(ev)
 	}()
@@ -150,17 +149,6 @@ func reply(c *cli, agent *hook.Agent, ans hook.Answer) int {
 	return r.Exit
 }
 
-// hookAgents are the agents picket hook answers for.
-func hookAgents() []string {
-	var names []string
-	for _, a := range agents.All {
-		if a.Hook != nil {
-			names = append(names, a.Name)
-		}
-	}
-	return names
-}
-
 // pipeline is the request path as picket's own processes wire it, for
 // agent's calls: the policy in force loaded afresh per call, the grant
 // store, the audit log in picket's state dir. headless (--headless, or CI
@@ -168,7 +156,7 @@ func hookAgents() []string {
 func (c *cli) pipeline(agent *hook.Agent, headless bool) hook.Pipeline {
 	exe := ""
 	if agent.Rewrite != nil { // its rewritten shell commands run under this picket
-		exe, _ = picketExe("")
+		exe, _ = hook.Executable("")
 	}
 	return hook.Pipeline{
 		Exe:           exe,
@@ -183,20 +171,5 @@ func (c *cli) pipeline(agent *hook.Agent, headless bool) hook.Pipeline {
 		TrustWrite: func(file string) error {
 			return sandbox.TrustWrite(c.stateDir(), file)
 		},
-	}
-}
-
-// forgetResident removes what the resident hook server of earlier builds
-// left in picket's state (its sockets, locks and start markers): that
-// server is gone, and a server still running from an old executable
-// exits once its socket is removed. Its socket could also be in
-// $XDG_RUNTIME_DIR/picket (beside the console's, which stays).
-func forgetResident(c *cli) {
-	os.RemoveAll(filepath.Join(c.stateDir(), "resident"))
-	if rt := c.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
-		old, _ := filepath.Glob(filepath.Join(rt, "picket", "hook-*.sock*"))
-		for _, f := range old {
-			os.Remove(f)
-		}
 	}
 }

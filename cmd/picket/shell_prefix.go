@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 
+	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/hook/claude"
 )
 
@@ -30,7 +31,7 @@ func runShellPrefix(c *cli, args []string) int {
 		return 2
 	}
 	line := args[0]
-	if exe, err := picketExe(""); err == nil && claude.IsOwnHook(line, exe) {
+	if exe, err := hook.Executable(""); err == nil && claude.IsOwnHook(line, exe) {
 		return run(claude.HookArgs, c.env, c.stdin, c.stdout, c.stderr)
 	}
 	cwd, err := os.Getwd()

@@ -63,6 +63,18 @@ func Names() []string {
 	return names
 }
 
+// HookNames are the names of the agents that run picket hook per call
+// (the others load picket's extension), for messages.
+func HookNames() []string {
+	var names []string
+	for _, a := range All {
+		if a.Hook != nil {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
 // ConfigPaths are the agents' own configuration paths, every registered
 // agent's and those of the agents picket does not fence yet: the value
 // [decide.Env.Agents] takes, so that check, hook, serve and run hold the
