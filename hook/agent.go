@@ -78,6 +78,27 @@ type Agent struct {
 	// says so here, for picket doctor. It reads and never changes the
 	// agent's files.
 	Trust func(o InstallOptions) TrustState
+	// Wired, when set, finds picket's wiring in the agent's own files, in
+	// every scope that applies to the project at o.Dir (the person's and
+	// the project's), for picket doctor: what holds it, the picket it
+	// runs, how the agent starts it. It reads and never changes the
+	// agent's files; nothing found is an empty list. An agent without it
+	// is one doctor says it cannot check.
+	Wired func(o InstallOptions) ([]Wiring, error)
+	// Canary, when set, is the event (as Decode reads it) of a call in a
+	// session at dir that writes path, a mandatory write deny: picket
+	// doctor hands it to the installed wiring, which must block it. When
+	// nil, doctor tries the shape most hooks share (Claude Code's: a
+	// hook_event_name, a tool_name among FileTools and a tool_input
+	// naming the file); it keeps only an event Decode and Targets read as
+	// that write.
+	Canary func(dir, path string) []byte
+	// ShellSandbox is set for an agent whose shell commands picket judges
+	// by their words before they run (Codex, Qwen Code: their hooks
+	// cannot put a command under picket run), which is best effort: a
+	// program can build a path at run time. It names the agent's own
+	// sandbox setting to use alongside, as picket doctor and show say.
+	ShellSandbox string
 
 	// ConfigPaths are the agent's own configuration, extension, hook and
 	// prompt files: what it loads as code or prompt text in its next
@@ -103,6 +124,21 @@ type Agent struct {
 	// agent sent it), which the contract test reads. Tests never need
 	// ../shared: picket keeps its own copy.
 	Fixtures string
+}
+
+// Wiring is picket's wiring in one of an agent's files, as its
+// [Agent.Wired] found it.
+type Wiring struct {
+	// Scope is "user" (every project) or "project"; File is the
+	// settings file, hook file or extension that holds the wiring.
+	Scope, File string
+	// Exe is the picket executable the wiring runs.
+	Exe string
+	// Run is what the agent starts for a call, as an argv: for a command
+	// hook, its shell with the hook command line (the event goes to its
+	// stdin); for an in-process extension, the sidecar it talks to
+	// (picket serve).
+	Run []string
 }
 
 // CommandHook is how an agent that runs a command per tool call talks to
