@@ -32,6 +32,8 @@ var Agent = hook.Agent{
 	Decode:        decode,
 	Hook:          &hook.CommandHook{Timeout: HookTimeout * time.Second},
 	Reply:         reply,
+	Wired:         wired,
+	Canary:        canary,
 	ConfigPaths:   configPaths,
 	Wire:          wire,
 	Unwire:        unwire,

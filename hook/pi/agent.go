@@ -21,6 +21,8 @@ var Agent = hook.Agent{
 	Decode:      decode,
 	FileTools:   []string{"read", "write", "edit", "ls", "grep", "find"},
 	Reply:       reply,
+	Wired:       wired,
+	Canary:      canary,
 	ConfigPaths: configPaths,
 	Wire:        wire,
 	Unwire:      unwire,
