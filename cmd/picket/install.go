@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/picketdev/picket/decide"
@@ -92,25 +91,12 @@ func install(c *cli, name string, args []string) int {
 		c.errorf("--project and --user exclude each other")
 		return 2
 	}
-	exePath, err := picketExe(*exe)
+	o, err := installOptions(c, *exe)
 	if err != nil {
 		c.errorf("%v", err)
 		return 2
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		c.errorf("failed to find the current directory: %v", err)
-		return 2
-	}
-	o := hook.InstallOptions{
-		User: *user, Project: *project,
-		Print: *print, Trust: *trust, Exe: exePath, ExeGiven: *exe != "",
-		Home: c.getenv("HOME"), StateDir: c.stateDir(),
-		ConfigDir: decide.Env{Home: c.home(), ConfigHome: c.getenv("XDG_CONFIG_HOME")}.UserConfigDir(),
-		Getenv:    c.getenv, Env: c.env, Dir: wd, Stdout: c.stdout,
-		Info: func(format string, args ...any) { fmt.Fprintf(c.stderr, "picket: %s\n", fmt.Sprintf(format, args...)) },
-		Warn: c.warnf, Hint: c.hintf,
-	}
+	o.User, o.Project, o.Print, o.Trust = *user, *project, *print, *trust
 	do := a.Install
 	if name == "uninstall" {
 		do = a.Uninstall
@@ -122,17 +108,23 @@ func install(c *cli, name string, args []string) int {
 	return 0
 }
 
-// picketExe is the absolute, resolved path of exe ("" for this picket).
-func picketExe(exe string) (string, error) {
-	if exe == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("failed to find the picket executable: %w", err)
-		}
-		exe = self
+// installOptions are what install, uninstall and doctor hand an agent,
+// for the picket executable exe ("" for this one).
+func installOptions(c *cli, exe string) (hook.InstallOptions, error) {
+	exePath, err := hook.Executable(exe)
+	if err != nil {
+		return hook.InstallOptions{}, err
 	}
-	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = resolved
+	wd, err := os.Getwd()
+	if err != nil {
+		return hook.InstallOptions{}, fmt.Errorf("failed to find the current directory: %w", err)
 	}
-	return filepath.Abs(exe)
+	return hook.InstallOptions{
+		Exe: exePath, ExeGiven: exe != "",
+		Home: c.getenv("HOME"), StateDir: c.stateDir(),
+		ConfigDir: decide.Env{Home: c.home(), ConfigHome: c.getenv("XDG_CONFIG_HOME")}.UserConfigDir(),
+		Getenv:    c.getenv, Env: c.env, Dir: wd, Stdout: c.stdout,
+		Info: func(format string, args ...any) { fmt.Fprintf(c.stderr, "picket: %s\n", fmt.Sprintf(format, args...)) },
+		Warn: c.warnf, Hint: c.hintf,
+	}, nil
 }

@@ -94,8 +94,9 @@ Usage:
   picket grants [--session ID] [--json]
   picket grants revoke ACCESS PATH [--session ID]
   picket log [-f] [--json] [--session ID] [--decision D] [--tool T] [--since WHEN] [--file PATH] [N]
-  picket install AGENT [--project | --user] [--print] [--exe P]
+  picket install AGENT [--project | --user] [--trust] [--print] [--exe P]
   picket uninstall AGENT [--project | --user] [--print] [--exe P]
+  picket doctor
   picket version
   picket help
 
