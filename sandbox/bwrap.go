@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,4 +191,17 @@ func (p Plan) skeleton() []string {
 		}
 	}
 	return sortedUnique(out)
+}
+
+// RunHidden runs the hidden forms of "picket run" that picket starts itself:
+// the first process inside the sandbox ([LandlockExec]) and the walk's
+// keeper ([KeeperExec]). ok is false for any other args.
+func RunHidden(args []string, stderr io.Writer) (code int, ok bool) {
+	switch {
+	case len(args) > 0 && args[0] == LandlockExec:
+		return Inner(args[1:], stderr), true
+	case len(args) > 0 && args[0] == KeeperExec:
+		return Keep(args[1:], stderr), true
+	}
+	return 0, false
 }

@@ -46,11 +46,15 @@
 //     their directory only: a new file that only a glob names (a "*.pem"
 //     written later) is protected by the file tools, not by this layer.
 //     [FileToolsOnly] lists such rules for picket lint.
-//   - Pattern expansion is bounded in depth and entries
-//     (picket.sandbox.expandMaxDepth, expandMaxEntries), counted afresh for
-//     the directories anchored patterns name, then for the workspace, home
-//     and each other root; matches beyond the bound are not covered, and
-//     [Plan.Expansion] says when it stopped.
+//   - Glob patterns are expanded over the workspace (whole, up to 4,000,000
+//     entries), home and the literal allowRead and allowWrite directories
+//     (whole within [DefaultWalkBudget]; what is left is hidden until a
+//     later walk reads it, fail closed), and other directories anchored
+//     patterns name up to an entry bound ([Budget]); matches past that
+//     bound, and below symlinked directories, are not covered.
+//     [Plan.Expansion] says what was hidden or cut short. Between
+//     commands a keeper process follows the walk with inotify (see
+//     keeper.go); where inotify cannot be trusted it stats instead.
 //   - Network: an allowed host receives whatever the command sends it
 //     (package egress/proxy filters by name and address, not content); a
 //     program that ignores the proxy variables gets no network, and UDP

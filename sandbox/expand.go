@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/picketdev/picket/decide"
 )
@@ -17,10 +18,11 @@ type expansion struct {
 	hide                 []Hidden
 	named                []string // protected paths a literal rule names (see Plan.structure)
 	protectMissing       []string // protected paths a literal rule names that do not exist yet
-	symlinks             []string // met on the walk: an empty root recreates those leading somewhere visible
+	symlinks             []Link   // met on the walk, with their resolved targets: an empty root recreates those leading somewhere visible
 	stats                Expansion
-	dirs                 []dirStamp // every directory the walk read, to tell when a cached walk is stale
-	walkFile             string     // the cache file that holds dirs, "" when none
+	dirs                 []dirStamp // every directory the walk read, for the quarantine
+	walkFile             string     // the file the walk is kept in, "" when none
+	keeper               *keeperRef // the keeper that answered, nil when the walk was done here
 }
 
 // class is one kind of mount a rule list turns into.
@@ -41,12 +43,14 @@ const (
 type matcher struct {
 	class  class
 	prefix string // resolved literal directory; "" for "**/" patterns and blocklist names
+	depth  int    // the levels below prefix it matches at; 0: any
 	name   string // the last component as a path.Match pattern; "" matches every name
 	fold   bool
+	loose  bool // see prefilterName
 }
 
 func (m matcher) match(name string) bool {
-	if m.name == "" {
+	if m.name == "" || m.loose && !utf8.ValidString(name) {
 		return true
 	}
 	if m.fold {
@@ -121,13 +125,72 @@ func (j judges) covers(c class, p, r string) bool {
 	return decide.Decide(j[c], req).Allow
 }
 
-// expand resolves the literal rules and walks the workspace and home to
-// expand the glob ones.
-func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir string) (expansion, error) {
+// expand resolves the literal rules and walks the workspace, home and the
+// other roots (see walk.go) to expand the glob ones.
+func expand(s decide.Spec, set decide.SandboxSettings, root, home string, o walkOptions) (expansion, error) {
+	ws, err := setUp(s, root, home)
+	if err != nil {
+		return expansion{}, err
+	}
+	running := false
+	if o.keeper != "" && o.cacheDir != "" {
+		rep, ok, up := ask(o.cacheDir, ws.key, keeperRequest{Op: "plan", Links: o.links, Budget: o.budget})
+		if ok {
+			wx := fromReply(rep)
+			wx.walkFile = cacheFile(o.cacheDir, ws.key)
+			wx.keeper = &keeperRef{dir: o.cacheDir, key: ws.key, id: rep.ID, gen: rep.Gen}
+			// A sandboxed command could not talk to it (another PID
+			// namespace), nor even see it.
+			wx.hide = append(wx.hide, Hidden{Path: sockName(o.cacheDir)})
+			return ws.x.merge(wx), nil
+		}
+		running = up
+	}
+	prev := loadCache(o.cacheDir, ws.key)
+	lim := limits{entries: set.ExpandMaxEntries, system: set.ExpandMaxEntries}
+	if lim.system <= 0 {
+		lim.system = DefaultSystemEntries
+	}
+	if o.budget > 0 {
+		lim.deadline = time.Now().Add(o.budget)
+	}
+	w := newWalker(ws.j, root, ws.ms, ws.roots, hiddenDirs(ws.x.hide), lim, prev, len(ws.ms) > 0)
+	recs := w.run()
+	wx := results(recs, ws.roots)
+	unwalked := len(wx.stats.Unwalked) > 0
+	told := prev != nil && prev.told && unwalked
+	wx.stats.Report = unwalked && !told
+	wx.stats.Read = len(w.reread)
+	if prev == nil && o.cacheDir != "" {
+		pruneWalks(o.cacheDir)
+	}
+	if len(w.reread) > 0 || prev == nil || prev.told != unwalked || relinked(prev, recs) {
+		wx.walkFile = saveCache(o.cacheDir, ws.key, unwalked, recs)
+	} else {
+		wx.walkFile = cacheFile(o.cacheDir, ws.key)
+	}
+	if o.keeper != "" && wx.walkFile != "" {
+		startKeeper(o.keeper, o.cacheDir, ws.key, specOf(s, root, home, set), running)
+	}
+	return ws.x.merge(wx), nil
+}
+
+// walkSetup is what a walk needs before it reads anything: the literal
+// rules' paths, the glob rules' prefilters, the roots and the key the walk
+// is kept under.
+type walkSetup struct {
+	x     expansion
+	j     judges
+	ms    []matcher
+	roots []walkRoot
+	key   string
+}
+
+func setUp(s decide.Spec, root, home string) (walkSetup, error) {
 	var x expansion
 	j, err := newJudges(s)
 	if err != nil {
-		return x, err
+		return walkSetup{}, err
 	}
 	lists := [nClasses][]decide.Rule{
 		classHide:    append(append([]decide.Rule{}, s.DenyRead...), restricting(s.Permissions)...),
@@ -169,34 +232,11 @@ func expand(s decide.Spec, set decide.SandboxSettings, root, home, cacheDir stri
 		}
 	}
 	for _, r := range s.Blocklist {
-		name := strings.ToLower(r.Pattern)
-		if strings.ContainsAny(name, `[\{`) {
-			// path.Match reads a class ("[!x]" is not a negation) and a
-			// backslash (an escape) otherwise than decide: no prefilter.
-			name = ""
-		}
-		ms = append(ms, matcher{class: classHide, name: name, fold: true})
+		name, loose := prefilterName(strings.ToLower(r.Pattern))
+		ms = append(ms, matcher{class: classHide, name: name, fold: true, loose: loose})
 	}
-	depth, entries := Bounds(set)
-	key := cacheKey(s, root, home, depth, entries)
-	if wx, ok := loadWalk(cacheDir, key); ok {
-		return x.merge(wx), nil
-	}
-	wx := expansion{stats: Expansion{MaxDepth: depth, MaxEntries: entries}}
-	w := walker{x: &wx, j: j, root: root, maxDepth: depth, budget: entries}
-	for _, m := range ms {
-		switch {
-		case m.prefix == "" && m.fold:
-			w.folded.add(m)
-		case m.prefix == "":
-			w.anywhere.add(m)
-		default:
-			w.anchored = append(w.anchored, m)
-		}
-	}
-	w.run(walkRoots(root, home, w.anchored, writableDirs(s.AllowWrite, root, home)), len(ms) > 0)
-	saveWalk(cacheDir, key, &wx)
-	return x.merge(wx), nil
+	roots := walkRoots(root, home, ms, literalDirs(s.AllowWrite, root, home), literalDirs(s.AllowRead, root, home))
+	return walkSetup{x: x, j: j, ms: ms, roots: roots, key: cacheKey(s, root, home, roots)}, nil
 }
 
 // restricting are the picket.permissions rules whose level denies
@@ -213,6 +253,154 @@ func restricting(perms []decide.Permission) []decide.Rule {
 	return out
 }
 
+// KeptWalk reports what the last walk for l's policy, kept in cacheDir,
+// left hidden or uncovered, without walking; ok is false when there is
+// none.
+func KeptWalk(l *decide.Loaded, cacheDir string) (x Expansion, ok bool) {
+	spec := l.Policy.Spec()
+	ws, err := setUp(spec, resolveOr(spec.Root), l.Env.Home)
+	if err != nil {
+		return x, false
+	}
+	c := loadCache(cacheDir, ws.key)
+	if c == nil {
+		return x, false
+	}
+	return results(c.recs, ws.roots).stats, true
+}
+
+// walkOptions are where a walk is kept and how long it may take.
+type walkOptions struct {
+	cacheDir string        // "" walks every time
+	budget   time.Duration // for the trees other than the workspace; 0: none
+	keeper   string        // picket's executable, to ask or start a keeper (see keeper.go); "" for none
+	links    bool          // the plan needs the symlinks the walk met (an empty root)
+}
+
+// relinked reports whether a volatile symlink was judged otherwise than
+// in the kept walk, which is then rewritten.
+func relinked(prev *walkCache, recs []dirRec) bool {
+	if prev == nil || len(prev.recs) != len(recs) {
+		return true
+	}
+	for i := range recs {
+		a, b := recs[i].Found, prev.recs[i].Found
+		if len(a) != len(b) {
+			return true
+		}
+		for k := range a {
+			if a[k] != b[k] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxUnwalked bounds the directories hidden one by one because the walk
+// did not reach them: past it, their parents are hidden instead.
+const maxUnwalked = 256
+
+// results turns the walk's records into mounts: what each directory's
+// entries need, and an empty directory over each tree the walk did not
+// read in time (but for system directories, which are only reported).
+func results(recs []dirRec, roots []walkRoot) expansion {
+	return resultsOf(func(yield func(*dirRec)) {
+		for i := range recs {
+			yield(&recs[i])
+		}
+	}, len(recs), roots, true)
+}
+
+// resultsOf is results over the records each yields, of n in all; stamps
+// says whether to list the directories for the quarantine.
+func resultsOf(each func(yield func(*dirRec)), n int, roots []walkRoot, stamps bool) expansion {
+	var x expansion
+	var unwalked []string
+	dirs := n
+	each(func(r *dirRec) {
+		switch {
+		case r.Flags&recStale != 0:
+			dirs--
+			return
+		case r.Flags&recPending != 0:
+			dirs--
+			if roots[r.Root].Kind == rootSystem {
+				x.stats.Truncated = append(x.stats.Truncated, roots[r.Root].Path)
+			} else {
+				unwalked = append(unwalked, r.Path)
+			}
+			return
+		}
+		if r.Flags&recUnreadable != 0 {
+			if roots[r.Root].Kind != rootSystem {
+				x.hide = append(x.hide, Hidden{Path: r.Path, Dir: true})
+			}
+			return
+		}
+		if stamps && r.Flags&recGone == 0 {
+			x.dirs = append(x.dirs, dirStamp{Path: r.Path, Ino: r.Ino, Git: r.Flags&recGit != 0})
+		}
+		for _, f := range r.Found {
+			x.addFound(join(r.Path, f.Name), f)
+		}
+	})
+	x.stats.Dirs = dirs
+	x.stats.Truncated = sortedUnique(x.stats.Truncated)
+	x.stats.Unwalked = collapse(unwalked, maxUnwalked)
+	for _, u := range x.stats.Unwalked {
+		x.hide = append(x.hide, Hidden{Path: u, Dir: true, Unwalked: true})
+	}
+	for _, r := range roots {
+		x.stats.Roots = append(x.stats.Roots, r.Path)
+	}
+	return x
+}
+
+// addFound adds the mounts one entry needs.
+func (x *expansion) addFound(p string, f found) {
+	switch {
+	case f.Kinds&kindSocket != 0:
+		x.hide = append(x.hide, Hidden{Path: p})
+	case f.Kinds&kindGitfile != 0:
+		x.protect = append(x.protect, p)
+	}
+	if f.Kinds&kindSymlink != 0 {
+		x.symlinks = append(x.symlinks, Link{Path: p, Target: f.Target})
+	}
+	r := p
+	if f.Target != "" {
+		r = f.Target
+	}
+	for c := class(0); c < nClasses; c++ {
+		if f.Kinds&classBit(c) != 0 {
+			x.add(c, r, f.Dir)
+		}
+	}
+}
+
+// collapse returns dirs, or, when there are more than limit, their
+// parents (and so on), so that few mounts cover them all.
+func collapse(dirs []string, limit int) []string {
+	dirs = dropUnder(sortedUnique(dirs), nil)
+	for len(dirs) > limit {
+		deepest := 0
+		for _, d := range dirs {
+			deepest = max(deepest, strings.Count(d, "/"))
+		}
+		if deepest <= 1 {
+			break
+		}
+		for i, d := range dirs {
+			if strings.Count(d, "/") == deepest {
+				dirs[i] = dirOf(d)
+			}
+		}
+		dirs = dropUnder(sortedUnique(dirs), nil)
+	}
+	return dirs
+}
+
 // merge adds what the walk found to the literal rules' paths.
 func (x expansion) merge(wx expansion) expansion {
 	x.hide = append(x.hide, wx.hide...)
@@ -221,7 +409,7 @@ func (x expansion) merge(wx expansion) expansion {
 	x.read = append(x.read, wx.read...)
 	x.symlinks = wx.symlinks
 	x.stats = wx.stats
-	x.dirs, x.walkFile = wx.dirs, wx.walkFile
+	x.dirs, x.walkFile, x.keeper = wx.dirs, wx.walkFile, wx.keeper
 	return x
 }
 
@@ -300,7 +488,7 @@ func (x *expansion) literal(c class, p string, j judges) {
 	if c == classHide && !j.hides(abs, r, fi.IsDir()) {
 		return // a permissions rule of higher priority keeps it readable
 	}
-	x.add(c, r, fi.IsDir(), j)
+	x.add(c, r, fi.IsDir())
 	switch c {
 	case classHide:
 		x.hide[len(x.hide)-1].Literal = true
@@ -309,7 +497,7 @@ func (x *expansion) literal(c class, p string, j judges) {
 	}
 }
 
-func (x *expansion) add(c class, r string, dir bool, j judges) {
+func (x *expansion) add(c class, r string, dir bool) {
 	switch c {
 	case classHide:
 		x.hide = append(x.hide, Hidden{Path: r, Dir: dir})
@@ -323,7 +511,8 @@ func (x *expansion) add(c class, r string, dir bool, j judges) {
 }
 
 // globMatcher builds the prefilter of one glob pattern: its literal
-// directories (resolved) and its last component, "dir/**" read as dir.
+// directories (resolved), how many levels below them it reaches, and its
+// last component, "dir/**" read as dir.
 func globMatcher(c class, lit, rest string, fold bool) matcher {
 	rest = strings.TrimSuffix(rest, "/**")
 	m := matcher{class: c, fold: fold}
@@ -336,26 +525,56 @@ func globMatcher(c class, lit, rest string, fold bool) matcher {
 			dirs = ""
 		}
 		m.prefix = resolveOr(joinPat(lit, dirs))
+		if !strings.Contains(rest, "**") {
+			// "~/.gitconfi[g]" names an entry of home, not of every
+			// directory below it.
+			m.depth = strings.Count(rest, "/") + 1
+			if dirs != "" {
+				m.depth -= strings.Count(dirs, "/") + 1
+			}
+		}
 	}
 	last := rest[strings.LastIndexByte(rest, '/')+1:]
 	if fold {
 		last = strings.ToLower(last)
 	}
-	if last != "**" && !strings.ContainsAny(last, `[\{`) && !strings.Contains(last, "**") {
-		m.name = last
+	if !strings.Contains(last, "**") {
+		m.name, m.loose = prefilterName(last)
 	}
 	return m
 }
 
-// walker walks directories breadth-first within its bounds, testing each
-// entry against the matchers that apply below its directory.
-type walker struct {
-	x                *expansion
-	j                judges
-	root             string
-	anywhere, folded nameIndex // "**/" matchers; folded: case-insensitive, by lowercased name
-	anchored         []matcher
-	maxDepth, budget int
+// prefilterName turns a pattern's last component, in decide's syntax, into
+// a path.Match pattern that matches at least what decide's does: a class
+// becomes "?" (one character, as the class is), and what decide reads as
+// literal text ("\", an unclosed "[", "[]") is escaped. loose is set when
+// a class was replaced: a name that is not UTF-8 then always passes, as
+// path.Match and decide may count its characters differently.
+func prefilterName(p string) (name string, loose bool) {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '[':
+			end := strings.IndexByte(p[i+1:], ']')
+			switch {
+			case end < 0:
+				b.WriteString(`\[`)
+			case end == 0:
+				b.WriteString(`\[\]`)
+				i++
+			default:
+				b.WriteByte('?')
+				loose = true
+				i += end + 1
+			}
+		case '\\', ']':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), loose
 }
 
 // nameIndex holds the "**/" matchers by the names they can match, so an
@@ -371,9 +590,9 @@ func (ix *nameIndex) add(m matcher) {
 		ix.exact, ix.ext = map[string][]matcher{}, map[string][]matcher{}
 	}
 	switch {
-	case m.name != "" && !hasMeta(m.name):
+	case m.name != "" && !strings.ContainsAny(m.name, `*?[\`):
 		ix.exact[m.name] = append(ix.exact[m.name], m)
-	case strings.HasPrefix(m.name, "*.") && !hasMeta(m.name[2:]) && !strings.Contains(m.name[2:], "."):
+	case strings.HasPrefix(m.name, "*.") && !strings.ContainsAny(m.name[2:], `*?[\.`):
 		ix.ext[m.name[2:]] = append(ix.ext[m.name[2:]], m)
 	default:
 		ix.scan = append(ix.scan, m)
@@ -396,234 +615,6 @@ func (ix *nameIndex) candidates(name string, f func(matcher)) {
 			f(m)
 		}
 	}
-}
-
-type dirItem struct {
-	path   string
-	depth  int
-	active []matcher // anchored matchers whose prefix is this dir or above
-	done   [nClasses]bool
-}
-
-// walkRoots are where the walk starts: the workspace, home, the literal
-// directories anchored patterns name, and the literal writable directories
-// (/var/tmp under code): after a command, picket looks for the policy files
-// it made where the walk looked.
-func walkRoots(root, home string, anchored []matcher, writable []string) []string {
-	roots := []string{root}
-	if home != "" {
-		roots = append(roots, resolveOr(home))
-	}
-	for _, m := range anchored {
-		if !under(m.prefix, roots) && m.prefix != "/" {
-			roots = append(roots, m.prefix)
-		}
-	}
-	for _, d := range writable {
-		if !under(d, roots) && d != "/" {
-			roots = append(roots, d)
-		}
-	}
-	return roots
-}
-
-// writableDirs are the allowWrite rules without glob characters, resolved,
-// that are directories, but /tmp: the sandbox's own /tmp is private.
-func writableDirs(rules []decide.Rule, root, home string) []string {
-	var out []string
-	for _, r := range rules {
-		lit, rest := anchor(r.Pattern, root, home)
-		if hasMeta(rest) {
-			continue
-		}
-		if d := resolveExisting(filepath.Join(lit, rest)); d != "" && !isTmp(d) {
-			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
-}
-
-// run walks breadth-first in rounds, each with the whole entry budget:
-// first the literal directories anchored patterns name (~/.ssh for the
-// code template's "~/.ssh/id_*"), then each root in turn. A workspace full
-// of node_modules must not use the budget up before the walk reaches home,
-// or the few places secrets are named in.
-func (w *walker) run(roots []string, globs bool) {
-	w.x.stats.Roots = roots
-	seen := map[string]bool{}
-	budget := w.budget
-	w.walk(w.prefixItems(roots, seen, globs), seen, globs)
-	for _, r := range roots {
-		if fi, err := os.Stat(r); err == nil && fi.IsDir() && !seen[r] {
-			seen[r] = true
-			w.budget = budget
-			w.walk([]dirItem{{path: r, active: w.activeAt(r, nil)}}, seen, globs)
-		}
-	}
-}
-
-// prefixItems are the first round's directories: each anchored pattern's
-// literal directory below one of the two big roots (the workspace and
-// home), judged as an entry of its parent first, as the second round
-// would have, and walked unless that hides it whole.
-func (w *walker) prefixItems(roots []string, seen map[string]bool, globs bool) []dirItem {
-	var items []dirItem
-	for _, m := range w.anchored {
-		p := m.prefix
-		if seen[p] || p == "/" || slices.Contains(roots[:min(2, len(roots))], p) {
-			continue
-		}
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.IsDir() {
-			continue
-		}
-		seen[p] = true
-		parent := dirItem{path: filepath.Dir(p), active: w.activeAt(filepath.Dir(p), nil)}
-		done := w.visit(parent, p, fs.FileInfoToDirEntry(fi), globs)
-		if !done[classHide] {
-			items = append(items, dirItem{path: p, active: w.activeAt(p, parent.active), done: done})
-		}
-	}
-	return items
-}
-
-// walk reads the queue's directories and those below them, breadth-first,
-// until the budget runs out.
-func (w *walker) walk(queue []dirItem, seen map[string]bool, globs bool) {
-	for len(queue) > 0 {
-		d := queue[0]
-		queue = queue[1:]
-		f, err := os.Open(d.path)
-		if err != nil {
-			continue
-		}
-		fi, statErr := f.Stat()
-		ents, _ := f.ReadDir(-1)
-		f.Close()
-		if statErr == nil {
-			w.x.dirs = append(w.x.dirs, stampOf(d.path, fi, ents))
-		}
-		for _, e := range ents {
-			if w.budget == 0 {
-				w.x.stats.Truncated = true
-				return
-			}
-			w.budget--
-			w.x.stats.Entries++
-			p := d.path + "/" + e.Name()
-			if d.path == "/" {
-				p = "/" + e.Name()
-			}
-			if seen[p] {
-				continue
-			}
-			done := w.visit(d, p, e, globs)
-			if e.IsDir() && !done[classHide] && d.depth+1 < w.maxDepth {
-				seen[p] = true
-				queue = append(queue, dirItem{path: p, depth: d.depth + 1, active: w.activeAt(p, d.active), done: done})
-			}
-		}
-	}
-}
-
-// activeAt adds the anchored matchers whose prefix is dir, or above it.
-// A case-folding matcher's prefix is compared folded: check reads
-// "~/proj/*.dat" as covering ~/Proj/b.dat.
-func (w *walker) activeAt(dir string, inherited []matcher) []matcher {
-	out := inherited
-	lower := strings.ToLower(dir)
-	for _, m := range w.anchored {
-		under := isUnder(dir, m.prefix)
-		if m.fold {
-			under = isUnder(lower, strings.ToLower(m.prefix))
-		}
-		if under && !containsMatcher(inherited, m) {
-			out = append(out[:len(out):len(out)], m)
-		}
-	}
-	return out
-}
-
-func containsMatcher(ms []matcher, m matcher) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
-
-// visit tests one entry and returns which classes are settled below it.
-func (w *walker) visit(d dirItem, p string, e fs.DirEntry, globs bool) [nClasses]bool {
-	done := d.done
-	if e.Type()&fs.ModeSymlink != 0 {
-		w.x.symlinks = append(w.x.symlinks, p)
-	}
-	if e.Type()&fs.ModeSocket != 0 && !isUnder(p, w.root) {
-		w.x.hide = append(w.x.hide, Hidden{Path: p})
-		return done
-	}
-	if e.Name() == ".git" && e.Type().IsRegular() {
-		// A worktree's or submodule's gitfile: rewritten, it would point
-		// git at another directory's config and hooks (decide denies
-		// writing it).
-		w.x.protect = append(w.x.protect, p)
-	}
-	if !globs {
-		return done
-	}
-	var cand [nClasses]bool
-	mark := func(m matcher) {
-		if !done[m.class] {
-			cand[m.class] = true
-		}
-	}
-	w.anywhere.candidates(e.Name(), mark)
-	w.folded.candidates(strings.ToLower(e.Name()), mark)
-	for _, m := range d.active {
-		if !done[m.class] && !cand[m.class] && m.match(e.Name()) {
-			cand[m.class] = true
-		}
-	}
-	for c := class(0); c < nClasses; c++ {
-		if !cand[c] {
-			continue
-		}
-		r, dir := p, e.IsDir()
-		if e.Type()&fs.ModeSymlink != 0 {
-			// Judge the symlink as check does (both spellings), mount its
-			// target: that is what the kernel reaches through it.
-			_, res, err := decide.Canonicalize(p, "/", "/")
-			if err != nil {
-				continue
-			}
-			fi, err := os.Stat(res)
-			if err != nil {
-				continue
-			}
-			r, dir = res, fi.IsDir()
-		}
-		if c == classHide {
-			if !w.j.hides(p, r, dir) {
-				continue
-			}
-		} else if !w.j.covers(c, p, r) {
-			continue
-		}
-		switch c {
-		case classWrite, classRead:
-			// Allow globs match the path itself: a directory is bound
-			// whole only when the pattern covers what is below it too.
-			if dir && !w.j.covers(c, r+"/"+probeName, r+"/"+probeName) {
-				continue
-			}
-		}
-		w.x.add(c, r, dir, w.j)
-		done[c] = true
-	}
-	return done
 }
 
 // anchor and joinPat are decide's own, so the sandbox anchors patterns

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -71,10 +72,11 @@ func FileToolsOnly(l *decide.Loaded) []Note {
 // works here, the expansion bound, the network, and what it leaves to the
 // file tools.
 func ShowLines(l *decide.Loaded, st Status) []string {
-	depth, entries := Bounds(l.Settings.Sandbox)
+	budget, system := Budget(l.Settings.Sandbox)
 	lines := []string{
 		st.String(),
-		fmt.Sprintf("shell sandbox: glob patterns are expanded when a command starts, over the workspace and home, at most %d levels deep and %d entries in each (the directories patterns name first; picket.sandbox.expandMaxDepth, expandMaxEntries)", depth, entries),
+		fmt.Sprintf("shell sandbox: glob patterns and blocklist names are matched when a command starts over the whole workspace, home and the directories allowWrite and allowRead name; a tree not read within %v is hidden until a later command reads it", budget),
+		fmt.Sprintf("shell sandbox: other directories that patterns name are read up to %d entries each (picket.sandbox.expandMaxEntries); matches past that are fenced for the file tools only", system),
 	}
 	n := network(l.Raw)
 	lines = append(lines, networkLines(l)...)
@@ -88,7 +90,7 @@ func ShowLines(l *decide.Loaded, st Status) []string {
 			lines = append(lines, "shell sandbox: "+note.Msg)
 		}
 	}
-	return lines
+	return append(lines, WalkLines(l, filepath.Join(l.Env.StateDir(), "sandbox"))...)
 }
 
 // EnvLines say, for picket show, which variables of env (as os.Environ
@@ -151,4 +153,22 @@ func entryList(es []egress.Entry) string {
 		out = append(out, e.Text)
 	}
 	return strings.Join(out, ", ")
+}
+
+// WalkLines are picket show's lines about the last walk kept in cacheDir
+// for l's policy: the trees it hides because it could not read them in
+// time, and the system directories whose walk stopped at its bound.
+func WalkLines(l *decide.Loaded, cacheDir string) []string {
+	x, ok := KeptWalk(l, cacheDir)
+	if !ok {
+		return nil
+	}
+	var lines []string
+	if len(x.Unwalked) > 0 {
+		lines = append(lines, fmt.Sprintf("shell sandbox: %d tree(s) not read in time are hidden until a command reads them: %s", len(x.Unwalked), strings.Join(x.Unwalked, ", ")))
+	}
+	if len(x.Truncated) > 0 {
+		lines = append(lines, "shell sandbox: glob matches past the walk's bound are fenced for the file tools only under "+strings.Join(x.Truncated, ", "))
+	}
+	return lines
 }

@@ -32,7 +32,7 @@ func TestFileToolsOnly(t *testing.T) {
 		t.Errorf("FileToolsOnly = %q, want %q", got, want)
 	}
 	lines := strings.Join(ShowLines(l, Status{Bwrap: "/usr/bin/bwrap", UserNS: true, Landlock: 7}), "\n")
-	for _, s := range []string{"Landlock ABI 7", "8 levels deep and 20000 entries", "network through picket's filtering proxy only", "allowed: github.com; denied: none", "commands are not filtered"} {
+	for _, s := range []string{"Landlock ABI 7", "over the whole workspace, home", "up to 20000 entries each", "network through picket's filtering proxy only", "allowed: github.com; denied: none", "commands are not filtered"} {
 		if !strings.Contains(lines, s) {
 			t.Errorf("ShowLines does not say %q:\n%s", s, lines)
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/egress"
@@ -69,6 +70,7 @@ type Plan struct {
 	// is the cached walk that holds them, for a check left pending.
 	stamps   []dirStamp
 	walkFile string
+	keeper   *keeperRef // the keeper that answered the walk, asked again what changed
 }
 
 // RootMode is how the sandbox's root filesystem starts.
@@ -93,6 +95,8 @@ type Hidden struct {
 	// the walk matched); moving a directory above it would carry it out
 	// from under the rule, so those directories are kept in place.
 	Literal bool `json:"literal,omitempty"`
+	// Unwalked: hidden because the walk did not read it in time.
+	Unwalked bool `json:"unwalked,omitempty"`
 }
 
 // Landlock is the second layer, applied inside the sandbox by picket
@@ -106,32 +110,32 @@ type Landlock struct {
 
 // Expansion reports how glob patterns were expanded when the plan was made.
 type Expansion struct {
-	Roots      []string // where the walk started
-	MaxDepth   int
-	MaxEntries int
-	Entries    int  // entries looked at
-	Truncated  bool // the walk stopped at a bound: later matches are not covered
-	// Cached: this plan reused an earlier walk (nothing it listed has
-	// changed), so whatever that walk reported was reported then.
-	Cached bool `json:"-"`
+	Roots []string // where the walk started
+	Dirs  int      // directories the plan covers
+	Read  int      // directories read on this walk (the others were unchanged since the kept one)
+	// Unwalked are the trees the walk could not read within its budget:
+	// they are hidden (fail closed) until a later walk reads them.
+	Unwalked []string
+	// Truncated are the system directories (see [Budget]) whose walk
+	// stopped at its bound: glob matches below are not covered.
+	Truncated []string
+	// Report: Unwalked is not empty and was not reported before (it is
+	// said once, not on every command).
+	Report bool `json:"-"`
 }
 
-// The expansion bounds when picket.sandbox does not set them.
-const (
-	DefaultMaxDepth   = 8
-	DefaultMaxEntries = 20000
-)
-
-// Bounds returns the expansion bounds picket.sandbox sets, or the defaults.
-func Bounds(s decide.SandboxSettings) (depth, entries int) {
-	depth, entries = s.ExpandMaxDepth, s.ExpandMaxEntries
-	if depth <= 0 {
-		depth = DefaultMaxDepth
+// Budget is how far the walk goes: the workspace whole; home, the temp
+// dirs and the directories allowWrite and allowRead name whole within
+// WalkBudget, or SystemEntries entries each when picket.sandbox.
+// expandMaxEntries sets it (what is left is hidden); the other directories
+// anchored patterns name (system directories) SystemEntries entries each
+// (what is left is not covered).
+func Budget(s decide.SandboxSettings) (walk time.Duration, systemEntries int) {
+	systemEntries = s.ExpandMaxEntries
+	if systemEntries <= 0 {
+		systemEntries = DefaultSystemEntries
 	}
-	if entries <= 0 {
-		entries = DefaultMaxEntries
-	}
-	return depth, entries
+	return DefaultWalkBudget, systemEntries
 }
 
 // Options are what a plan needs beyond the policy.
@@ -142,9 +146,15 @@ type Options struct {
 	BindTmp   []string // globs of /tmp files the command line names, bound through
 	ExtraRead []string // paths kept readable under defaultDenyRead (e.g. the agent's shell snapshots)
 	Command   []string // the command, searched for BindTmp matches
-	// CacheDir keeps the last walk per policy; it is reused while no
-	// directory it read has changed. "" walks every time.
+	// CacheDir keeps the last walk per policy; the next one reads again
+	// only the directories that changed. "" walks every time.
 	CacheDir string
+	// WalkBudget bounds the walk of the trees other than the workspace
+	// (see [Budget]); 0 is [DefaultWalkBudget].
+	WalkBudget time.Duration
+	// NoKeeper walks in this process only, starting no keeper (see
+	// keeper.go); without Exe and CacheDir there is none either.
+	NoKeeper bool
 }
 
 // NewPlan computes the plan for l: it resolves every literal path, walks the
@@ -193,11 +203,19 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 	}
 	p.Through = throughDirs([]string{root, p.Cwd}, root, p.SocketDirs)
 
-	x, err := expand(spec, l.Settings.Sandbox, root, home, o.CacheDir)
+	budget := o.WalkBudget
+	if budget == 0 {
+		budget = DefaultWalkBudget
+	}
+	wo := walkOptions{cacheDir: o.CacheDir, budget: budget, links: p.Root == RootEmpty}
+	if !o.NoKeeper {
+		wo.keeper = o.Exe
+	}
+	x, err := expand(spec, l.Settings.Sandbox, root, home, wo)
 	if err != nil {
 		return Plan{}, err
 	}
-	p.Expansion, p.stamps, p.walkFile = x.stats, x.dirs, x.walkFile
+	p.Expansion, p.walkFile, p.keeper = x.stats, x.walkFile, x.keeper
 	if mode == decide.WorkspaceWrite {
 		p.Write = append(p.Write, x.write...)
 	}
@@ -243,6 +261,13 @@ func NewPlan(l *decide.Loaded, o Options) (Plan, error) {
 		p.Links = uniqueLinks(append(p.Links, p.visibleLinks(x.symlinks)...))
 	}
 	p.Landlock = Landlock{Write: p.landlockWrite(), Sockets: p.Sockets}
+	// Only a writable directory can change while the command runs: those
+	// are where the quarantine looks.
+	for _, d := range x.dirs {
+		if p.writable(d.Path) {
+			p.stamps = append(p.stamps, d)
+		}
+	}
 	return p, nil
 }
 
@@ -347,19 +372,17 @@ func (p *Plan) normalize(protectMissing []string) {
 
 // visibleLinks returns the symlinks, found where an empty root shows
 // nothing, that lead to something visible: check follows them, so the
-// sandbox recreates them.
-func (p *Plan) visibleLinks(found []string) []Link {
+// sandbox recreates them. found holds each link's resolved target, "" when
+// it leads nowhere.
+func (p *Plan) visibleLinks(found []Link) []Link {
 	var out []Link
+	hidden := hiddenDirs(p.Hide)
 	for _, l := range found {
-		if p.visible(l) {
+		if l.Target == "" || p.visible(l.Path) || !p.visible(l.Target) || under(l.Target, hidden) {
 			continue
 		}
-		r := resolveExisting(l)
-		if r == "" || !p.visible(r) || under(r, hiddenDirs(p.Hide)) {
-			continue
-		}
-		if target, err := os.Readlink(l); err == nil {
-			out = append(out, Link{Path: l, Target: target})
+		if target, err := os.Readlink(l.Path); err == nil {
+			out = append(out, Link{Path: l.Path, Target: target})
 		}
 	}
 	return out

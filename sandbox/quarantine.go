@@ -173,6 +173,9 @@ func quarantine(stamps []dirStamp, protect []string, start time.Time) (moved []Q
 	for _, d := range stamps {
 		q.stamped[d.Path] = true
 		q.wasGit[d.Path] = d.Git
+		for _, k := range d.Kids {
+			q.stamped[k] = true
+		}
 	}
 	for _, d := range stamps {
 		fi, err := os.Stat(d.Path)
@@ -294,11 +297,30 @@ func writable(d string, perm os.FileMode) bool {
 // /proc/<pid>/stat), so a later picket can tell whether it still lives; a
 // lock would not do, as a sandbox can read the record and hold one.
 type pending struct {
-	Start   int64    `json:"start"` // the command's start, Unix ns
-	Walk    string   `json:"walk"`  // the cached walk whose directories to check
-	Protect []string `json:"protect"`
-	PID     int      `json:"pid"`
-	Since   uint64   `json:"since"`
+	Start int64  `json:"start"` // the command's start, Unix ns
+	Walk  string `json:"walk"`  // the cached walk whose directories to check
+	// Keeper is the keeper that made the plan, asked first: the walk on
+	// disk may lag what it knows by a second.
+	Keeper  *pendingKeeper `json:"keeper,omitempty"`
+	Protect []string       `json:"protect"`
+	PID     int            `json:"pid"`
+	Since   uint64         `json:"since"`
+}
+
+type pendingKeeper struct {
+	Dir, Key, ID string
+	Gen          uint64
+}
+
+// stamps are the directories a check left pending looks at: those the
+// keeper saw change since the plan, or every one of the walk on disk.
+func (pd pending) stamps() ([]dirStamp, bool) {
+	if k := pd.Keeper; k != nil {
+		if rep, ok := askKeeper(k.Dir, k.Key, keeperRequest{Op: "changed", ID: k.ID, Since: k.Gen}); ok {
+			return changedStamps(rep.Changed), true
+		}
+	}
+	return readStamps(pd.Walk)
 }
 
 func pendingDir(stateDir string) string { return filepath.Join(stateDir, "sandbox", "pending") }
@@ -322,7 +344,11 @@ func leavePending(stateDir string, p Plan, start time.Time) (done func(end time.
 	if err != nil {
 		return nil, err
 	}
-	b, _ := json.Marshal(pending{Start: start.UnixNano(), Walk: p.walkFile, Protect: p.Protect, PID: os.Getpid(), Since: since})
+	pd := pending{Start: start.UnixNano(), Walk: p.walkFile, Protect: p.Protect, PID: os.Getpid(), Since: since}
+	if k := p.keeper; k != nil {
+		pd.Keeper = &pendingKeeper{Dir: k.dir, Key: k.key, ID: k.id, Gen: k.gen}
+	}
+	b, _ := json.Marshal(pd)
 	_, err = f.Write(b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -367,8 +393,8 @@ func RecoverQuarantine(stateDir string, report func(Quarantined)) {
 			if since, ok := procStart(pd.PID); ok && since == pd.Since {
 				continue // its picket still runs, and will do the check
 			}
-			if c, ok := readWalk(pd.Walk); ok {
-				moved, _ := quarantine(c.Dirs, pd.Protect, time.Unix(0, pd.Start))
+			if dirs, ok := pd.stamps(); ok {
+				moved, _ := quarantine(dirs, pd.Protect, time.Unix(0, pd.Start))
 				for _, m := range moved {
 					report(m)
 				}

@@ -160,7 +160,7 @@ func (r Runner) receiveListeners(fd int) (wait func()) {
 // quarantine moves aside the policy files the command created (see
 // [quarantine]) and says so on stderr and through r.Quarantined.
 func (r Runner) quarantine(p Plan, started time.Time) {
-	moved, complete := quarantine(p.stamps, p.Protect, started)
+	moved, complete := quarantine(p.changedStamps(), p.Protect, started)
 	for _, m := range moved {
 		ReportQuarantined(r.Stderr, m)
 		if r.Quarantined != nil {
@@ -170,6 +170,32 @@ func (r Runner) quarantine(p Plan, started time.Time) {
 	if !complete {
 		fmt.Fprintf(r.Stderr, "picket: warning: the command made more than %d new entries; picket did not check them all for policy files it may have created\n", quarantineBudget)
 	}
+}
+
+// changedStamps are the writable directories the quarantine looks at:
+// the walk's stamps of them, or, when a keeper made the walk, those it saw
+// change since (the others cannot hold anything new), or, should it not
+// answer, those of the walk it keeps on disk.
+func (p Plan) changedStamps() []dirStamp {
+	k := p.keeper
+	if k == nil {
+		return p.stamps
+	}
+	var under []string
+	if p.Root != RootWritable {
+		under = p.Write
+	}
+	if rep, ok := askKeeper(k.dir, k.key, keeperRequest{Op: "changed", ID: k.id, Since: k.gen, Under: under}); ok {
+		return changedStamps(rep.Changed)
+	}
+	all, _ := readStamps(p.walkFile)
+	var out []dirStamp
+	for _, d := range all {
+		if p.writable(d.Path) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func readChildPID(r io.ReadCloser) int {

@@ -70,14 +70,16 @@ func (r Runner) Sandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ext
 	plan, err := sandbox.NewPlan(loaded, sandbox.Options{
 		Exe: exe, EmptyFile: filepath.Join(state, "sandbox", "hidden"),
 		BindTmp: bindTmp, ExtraRead: extraRead, Command: cmd, CacheDir: filepath.Join(state, "sandbox"),
+		NoKeeper: r.Getenv(sandbox.KeeperEnv) == "off",
 	})
 	if err != nil {
 		return 0, err
 	}
-	// Once per walk: a reused walk would repeat it on every command, and
-	// everything on stderr lands in the agent's tool result.
-	if x := plan.Expansion; x.Truncated && !x.Cached {
-		r.Warn("pattern expansion stopped after %d entries (depth %d): files beyond are fenced for the file tools only", x.Entries, x.MaxDepth)
+	// Once, when trees first go hidden: everything on stderr lands in the
+	// agent's tool result.
+	if x := plan.Expansion; x.Report {
+		r.Warn("the shell sandbox hides %d tree(s) it could not read in time (%s); a later command reads them, and picket show lists those still hidden",
+			len(x.Unwalked), strings.Join(x.Unwalked[:min(3, len(x.Unwalked))], ", "))
 	}
 	sr := sandbox.Runner{
 		Bwrap: bwrap, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, StateDir: state,

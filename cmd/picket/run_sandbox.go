@@ -36,8 +36,8 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 // --read PATH keeps PATH readable under defaultDenyRead (Claude Code's
 // ~/.claude/shell-snapshots). Both are for agent wiring, set by the person.
 func runRun(c *cli, args []string) int {
-	if len(args) > 0 && args[0] == sandbox.LandlockExec {
-		return sandbox.Inner(args[1:], c.stderr)
+	if code, ok := sandbox.RunHidden(args, c.stderr); ok {
+		return code
 	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)

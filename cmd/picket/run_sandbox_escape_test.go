@@ -518,9 +518,10 @@ func TestRunPlaceholdersKeptForRunningSandboxes(t *testing.T) {
 }
 
 // TestRunQuarantineHoldsAgainstTricks: a command that sets its directory's
-// mtime back, one that makes a policy file beyond the walk's depth and
-// moves its directory up in a later command, and one whose picket is
-// killed before it could look: none leaves a policy file to be taken.
+// mtime back, one that makes a policy file deep down and moves its
+// directory up in a later command, one that rewrites a file a policy
+// extends, and one whose picket is killed before it could look: none
+// leaves a policy file to be taken.
 func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 	w := newEscapeWorld(t)
 	os.MkdirAll(filepath.Join(w.ws, "old"), 0o755)
@@ -541,38 +542,27 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 	run(".", "sh", "-c", fmt.Sprintf(`m=$(stat -c %%Y old); echo '%s' > old/fence.jsonc; touch -m -d "@$m" old`, full))
 	secretFrom("old")
 
-	// Beyond the walk's depth, then moved up.
+	// Deep down, then moved up.
 	deep := "z/1/2/3/4/5/6/7/8/9"
 	run(".", "mkdir", "-p", deep)
 	run(".", "sh", "-c", fmt.Sprintf(`mkdir %s/p && echo '%s' > %s/p/fence.jsonc`, deep, full, deep))
 	run(".", "mv", deep+"/p", "moved")
 	if _, err := os.Lstat(filepath.Join(w.ws, "moved", "fence.jsonc")); err == nil {
-		t.Errorf("moved/fence.jsonc, made beyond the walk and moved up, is still a policy file")
+		t.Errorf("moved/fence.jsonc, made deep down and moved up, is still a policy file")
 	}
 	secretFrom("moved")
 
-	// Made beyond the walk's depth and left there: the check never sees it,
-	// but it changed while a command ran, so no picket takes it.
+	// Made deeper than the walk once went (8 levels), with a .git file
+	// beside it, which makes its directory a git top: the walk has no depth
+	// bound now, so the check finds both and moves them aside.
 	deep2 := "x/1/2/3/4/5/6/7/8/9/10"
 	run(".", "mkdir", "-p", deep2)
 	time.Sleep(100 * time.Millisecond) // out of the first command's last clock tick, or the check looks there too
-	// With a .git file beside it, which makes its directory a git top.
-	_, _, made := run(".", "sh", "-c", fmt.Sprintf(`: > %[2]s/.git && echo '%[1]s' > %[2]s/fence.jsonc`, full, deep2))
-	if _, err := os.Lstat(filepath.Join(w.ws, deep2, "fence.jsonc")); err != nil {
-		t.Fatalf("the deep policy file was moved: the walk reached it, so this case tests nothing: %s", made)
-	}
-	code, _, stderr := run(deep2, "true")
-	if code != exitUnavailable || !strings.Contains(stderr, "changed while a sandboxed command ran") {
-		t.Errorf("picket run from beside a policy file a command wrote = %d %q, want refused", code, stderr)
+	run(".", "sh", "-c", fmt.Sprintf(`: > %[2]s/.git && echo '%[1]s' > %[2]s/fence.jsonc`, full, deep2))
+	if _, err := os.Lstat(filepath.Join(w.ws, deep2, "fence.jsonc")); err == nil {
+		t.Errorf("%s/fence.jsonc, made 11 levels deep, is still a policy file", deep2)
 	}
 	secretFrom(deep2)
-	// The person's own: touched once no command runs, it is theirs.
-	time.Sleep(100 * time.Millisecond)
-	now := time.Now()
-	os.Chtimes(filepath.Join(w.ws, deep2, "fence.jsonc"), now, now)
-	if code, _, stderr := run(deep2, "true"); code != 0 {
-		t.Errorf("after touch, picket run = %d %q, want it run under that policy", code, stderr)
-	}
 
 	// A file the person's own nested policy extends, written by a command.
 	write(t, filepath.Join(w.ws, "pkg", "fence.jsonc"), `{"extends": "../shared.jsonc"}`)
@@ -581,6 +571,14 @@ func TestRunQuarantineHoldsAgainstTricks(t *testing.T) {
 	run(".", "sh", "-c", fmt.Sprintf(`echo '%s' > shared.jsonc`, full))
 	if code, _, stderr := run("pkg", "true"); code != exitUnavailable || !strings.Contains(stderr, "shared.jsonc changed while a sandboxed command ran") {
 		t.Errorf("picket run from pkg/, whose policy extends a file a command wrote = %d %q, want refused", code, stderr)
+	}
+	secretFrom("pkg")
+	// The person's own: touched once no command runs, it is theirs.
+	time.Sleep(100 * time.Millisecond)
+	now := time.Now()
+	os.Chtimes(filepath.Join(w.ws, "shared.jsonc"), now, now)
+	if code, _, stderr := run("pkg", "true"); code != 0 {
+		t.Errorf("after touch, picket run = %d %q, want it run under that policy", code, stderr)
 	}
 
 	// A deep directory holding one, moved onto a path the walk read.

@@ -203,24 +203,61 @@ func TestRunClaudeBashLine(t *testing.T) {
 	}
 }
 
-// TestRunTruncatedWalkWarnsOnce: a walk cut short by the expansion bound is
-// reported on the command that made it, not again on every later command
-// that reuses it (stderr lands in the agent's tool result each time).
-func TestRunTruncatedWalkWarnsOnce(t *testing.T) {
+// TestRunUnwalkedTreesHiddenOnce: a tree of home the walk could not read
+// within its budget is hidden (fail closed), said once on the command
+// that first hides it, not again on every later one (stderr lands in the
+// agent's tool result each time); later commands read on where it
+// stopped until nothing is hidden, and what check denies stays hidden
+// throughout. The workspace is read whole whatever the budget.
+func TestRunUnwalkedTreesHiddenOnce(t *testing.T) {
 	w := newEscapeWorld(t)
-	write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "picket": {"sandbox": {"expandMaxEntries": 5}}}`)
-	for i := range 20 {
-		write(t, filepath.Join(w.ws, "src", fmt.Sprintf("f%02d.go", i)), "package x")
+	write(t, filepath.Join(w.ws, "fence.jsonc"), `{"extends": "code", "picket": {"sandbox": {"expandMaxEntries": 40}}}`)
+	for i := range 30 {
+		write(t, filepath.Join(w.home, "proj", fmt.Sprintf("d%02d", i), "notes.txt"), "notes")
+		write(t, filepath.Join(w.ws, "src", fmt.Sprintf("d%02d", i), "code.go"), "package x")
 	}
-	const warning = "pattern expansion stopped after"
-	for i, want := range []bool{true, false, false} {
+	write(t, filepath.Join(w.home, "proj", "d29", "deep", "id_rsa"), "SECRET-DEEP")
+	write(t, filepath.Join(w.ws, "src", "d29", "id_rsa"), "SECRET-WS")
+	const warning = "could not read in time"
+	lines := map[string]string{
+		"home notes": "cat " + filepath.Join(w.home, "proj", "d00", "notes.txt") + " " + filepath.Join(w.home, "proj", "d29", "notes.txt"),
+		"home key":   "cat " + filepath.Join(w.home, "proj", "d29", "deep", "id_rsa"),
+		"ws code":    "cat " + filepath.Join(w.ws, "src", "d00", "code.go") + " " + filepath.Join(w.ws, "src", "d29", "code.go"),
+		"ws key":     "cat " + filepath.Join(w.ws, "src", "d29", "id_rsa"),
+	}
+	warned, whole := 0, false
+	for i := range 12 {
 		code, _, stderr := pk(t, w.bin, w.ws, w.env(), "run", "--", "true")
 		if code != 0 {
 			t.Fatalf("run %d: picket run = %d: %s", i+1, code, stderr)
 		}
-		if got := strings.Contains(stderr, warning); got != want {
-			t.Errorf("run %d: warned = %v, want %v (stderr %q)", i+1, got, want, stderr)
+		if strings.Contains(stderr, warning) {
+			warned++
+			if i != 0 {
+				t.Errorf("run %d warned again: %q", i+1, stderr)
+			}
 		}
+		got := w.attempts(t, nil, lines)
+		if got["home key"] || got["ws key"] {
+			t.Errorf("run %d: a key check denies was readable: %v", i+1, got)
+		}
+		if !got["ws code"] {
+			t.Errorf("run %d: the workspace's code was hidden: %v", i+1, got)
+		}
+		if got["home notes"] {
+			if i == 0 {
+				t.Fatalf("home was read whole on the first command: the budget does not bite, so this tests nothing")
+			}
+			t.Logf("home was read whole by command %d", 2*i+2)
+			whole = true
+			break
+		}
+	}
+	if warned != 1 {
+		t.Errorf("warned %d times, want once", warned)
+	}
+	if !whole {
+		t.Errorf("home's notes were still hidden after 12 commands: the walk does not read on where it stopped")
 	}
 }
 
