@@ -56,6 +56,7 @@ var Agent = hook.Agent{
 	Reply:         reply,
 	Rewrite:       rewrite,
 	Trust:         trust,
+	Wired:         wired,
 	ConfigPaths:   configPaths,
 	Wire:          wire,
 	Unwire:        unwire,
