@@ -57,6 +57,7 @@ var Agent = hook.Agent{
 	Rewrite:       rewrite,
 	Trust:         trust,
 	Wired:         wired,
+	Canary:        canary,
 	ConfigPaths:   configPaths,
 	Wire:          wire,
 	Unwire:        unwire,

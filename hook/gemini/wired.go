@@ -12,9 +12,13 @@ import (
 	"github.com/picketdev/picket/hook"
 )
 
-// wired is the Agent's Wired, for picket doctor: picket's BeforeTool hook
-// in the user's settings.json and the workspace's .gemini/settings.json,
-// each run as Gemini CLI runs a hook command, through bash -c.
+// wired is the Agent's Wired: picket's BeforeTool hook in Gemini CLI's
+// user settings and in the workspace settings of the directory it starts
+// in, each run as Gemini CLI runs a command hook, through bash -c. A
+// BeforeTool hook of picket's that is not as install writes it (its
+// matcher, its timeout, its sequential switch or its command changed),
+// or picket's other hooks without it, is an error: Gemini CLI would then
+// let through calls the canary cannot show.
 func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 	var out []hook.Wiring
 	seen := map[string]bool{}
@@ -24,7 +28,7 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 		path, _, err := settingsPath(oo)
 		if err != nil {
 			if project {
-				continue // no workspace settings here (the home directory)
+				continue // the home, or no directory: no workspace settings
 			}
 			return out, err
 		}
@@ -39,61 +43,106 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 		if err != nil {
 			return out, err
 		}
-		cmds, err := beforeToolCommands(b)
+		ws, err := wiringsIn(b, path)
 		if err != nil {
-			return out, fmt.Errorf("%s: %w (Gemini CLI reads none of its hooks)", path, err)
+			return out, err
 		}
 		scope := map[bool]string{false: "user", true: "project"}[project]
-		for _, c := range cmds {
-			out = append(out, hook.Wiring{Scope: scope, File: path, Exe: commandExe(c), Run: []string{"bash", "-c", c}})
+		for _, w := range ws {
+			w.Scope = scope
+			out = append(out, w)
 		}
 	}
 	return out, nil
 }
 
-// beforeToolCommands are the commands of picket's BeforeTool hooks in a
-// settings file (JSON with comments).
-func beforeToolCommands(b []byte) ([]string, error) {
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return nil, nil
-	}
+// wiringsIn finds picket's BeforeTool hooks in the settings b (the file
+// at path), and checks each and picket's other hooks against what
+// install writes.
+func wiringsIn(b []byte, path string) ([]hook.Wiring, error) {
 	std, err := hujson.Standardize(b)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w (Gemini CLI reads none of its settings)", path, err)
 	}
 	var s struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Name, Command string } `json:"hooks"`
-		} `json:"hooks"`
+		Hooks map[string]json.RawMessage `json:"hooks"`
 	}
 	if err := json.Unmarshal(std, &s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var out []string
-	for _, g := range s.Hooks[EventBeforeTool] {
-		for _, h := range g.Hooks {
-			if isPicketHook(h.Name, h.Command) {
-				out = append(out, h.Command)
+	var out []hook.Wiring
+	others := 0
+	for event, raw := range s.Hooks {
+		var groups []hookGroup
+		if json.Unmarshal(raw, &groups) != nil {
+			continue // not a list of groups: Gemini CLI skips it, and picket has none there
+		}
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if !isPicketHook(h.Name, h.Command) {
+					continue
+				}
+				if event != EventBeforeTool {
+					others++
+					continue
+				}
+				exe := hookExe(h.Command)
+				switch {
+				case exe == "" || h.Command != HookCommand(exe):
+					return nil, fmt.Errorf("%s: picket's BeforeTool hook command is not the one install writes (%q)", path, h.Command)
+				case g.Matcher != BeforeMatcher:
+					return nil, fmt.Errorf("%s: picket's BeforeTool hook matches %q, not the tools install names (%q): Gemini CLI runs the others without it", path, g.Matcher, BeforeMatcher)
+				case h.Timeout != HookTimeout.Milliseconds():
+					return nil, fmt.Errorf("%s: picket's BeforeTool hook has a timeout of %d ms, not %d: past its timeout, Gemini CLI runs the call", path, h.Timeout, HookTimeout.Milliseconds())
+				case !g.Sequential:
+					return nil, fmt.Errorf("%s: picket's BeforeTool hooks are not sequential: a hook after picket's that rewrites a shell command would run it outside picket run", path)
+				}
+				out = append(out, hook.Wiring{File: path, Exe: exe, Run: []string{"bash", "-c", h.Command}})
 			}
 		}
 	}
+	if len(out) == 0 && others > 0 {
+		return nil, fmt.Errorf("%s holds picket's hooks without the BeforeTool one, which judges every call", path)
+	}
 	return out, nil
 }
 
-// commandExe is the executable of a hook command [HookCommand] wrote,
-// unquoted; "" for any other command.
-func commandExe(cmd string) string {
-	_, rest, ok := strings.Cut(cmd, "; else ")
-	word, _, ok2 := strings.Cut(rest, " "+strings.Join(HookArgs, " ")+"; fi")
-	if !ok || !ok2 {
+// hookExe is the picket executable a command HookCommand wrote runs: its
+// first word after the timeout, unquoted; "" when it is not one.
+func hookExe(cmd string) string {
+	const lead = "if command -v timeout >/dev/null 2>&1; then timeout --foreground -s KILL "
+	rest, ok := strings.CutPrefix(cmd, lead)
+	if !ok {
 		return ""
 	}
-	exe := word
-	if len(word) > 1 && word[0] == '\'' && word[len(word)-1] == '\'' {
-		exe = strings.ReplaceAll(word[1:len(word)-1], `'\''`, "'")
+	_, rest, _ = strings.Cut(rest, " ") // the seconds
+	if !strings.HasPrefix(rest, "'") {
+		word, _, _ := strings.Cut(rest, " ")
+		return word
 	}
-	if hook.ShellQuote(exe) != word || HookCommand(exe) != cmd {
-		return ""
+	var b strings.Builder
+	for rest = rest[1:]; ; {
+		i := strings.IndexByte(rest, '\'')
+		if i < 0 {
+			return ""
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i+1:]
+		if !strings.HasPrefix(rest, `\''`) {
+			return b.String()
+		}
+		b.WriteByte('\'')
+		rest = rest[3:]
 	}
-	return exe
+}
+
+// canary is the Agent's Canary: a write_file of path, as Gemini CLI 0.61
+// hands it to a BeforeTool hook.
+func canary(dir, path string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"session_id": "picket-doctor", "transcript_path": "", "cwd": dir, "hook_event_name": EventBeforeTool,
+		"timestamp": "1970-01-01T00:00:00.000Z", "tool_name": toolWrite,
+		"tool_input": map[string]string{"file_path": path, "content": "picket doctor's canary\n"},
+	})
+	return b
 }
