@@ -1,0 +1,137 @@
+package qwen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/picketdev/picket/hook"
+)
+
+// The Qwen Code hook events picket registers for.
+const (
+	EventPreToolUse  = "PreToolUse"
+	EventPostToolUse = "PostToolUse"
+)
+
+// Event is one Qwen Code hook event, with the fields picket reads.
+type Event struct {
+	Session string
+	// Cwd is the session's directory: where Qwen Code started, its
+	// workspace's first directory, what its tools resolve a relative
+	// path against.
+	Cwd   string
+	Event string // hook_event_name
+	Tool  string
+	Input map[string]json.RawMessage
+}
+
+// Parse decodes one event strictly: a JSON object in valid UTF-8 with
+// exact key names, as Qwen Code writes them (Go's decoder would match
+// keys case-insensitively and replace invalid UTF-8, and picket could
+// judge another call than the one Qwen Code runs).
+func Parse(b []byte) (Event, error) {
+	var ev Event
+	if len(b) > hook.MaxEvent {
+		return ev, fmt.Errorf("event is over %d bytes", hook.MaxEvent)
+	}
+	if !utf8.Valid(b) {
+		return ev, errors.New("event is not valid UTF-8")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		return ev, errors.New("event is not a JSON object")
+	}
+	fields := []struct {
+		key      string
+		dst      *string
+		required bool
+	}{
+		{"hook_event_name", &ev.Event, true},
+		{"session_id", &ev.Session, false},
+		{"cwd", &ev.Cwd, false},
+		{"tool_name", &ev.Tool, false},
+	}
+	for _, f := range fields {
+		raw, ok := obj[f.key]
+		if !ok {
+			if f.required {
+				return ev, fmt.Errorf("event has no %s", f.key)
+			}
+			continue
+		}
+		v, err := hook.StringOf(raw)
+		if err != nil {
+			return ev, fmt.Errorf("event field %s: %w", f.key, err)
+		}
+		*f.dst = v
+	}
+	if ev.Event != EventPreToolUse && ev.Event != EventPostToolUse {
+		return ev, nil
+	}
+	if ev.Tool == "" {
+		return ev, fmt.Errorf("%s event has no tool_name", ev.Event)
+	}
+	if !filepath.IsAbs(ev.Cwd) {
+		return ev, fmt.Errorf("event cwd %q is not an absolute path", ev.Cwd)
+	}
+	if raw, ok := obj["tool_input"]; ok {
+		if err := hook.DecodeObject(raw, &ev.Input); err != nil {
+			return ev, fmt.Errorf("event field tool_input: %w", err)
+		}
+	}
+	return ev, nil
+}
+
+// decode is the Agent's event codec. Qwen Code starts its hook in the
+// session's directory and names the same as cwd.
+func decode(b []byte) (hook.Event, error) {
+	ev, err := Parse(b)
+	out := hook.Event{Call: hook.Call{Agent: Name, Session: ev.Session, Cwd: ev.Cwd, Tool: ev.Tool, Input: ev.Input}}
+	if err != nil {
+		return out, err
+	}
+	switch ev.Event {
+	case EventPreToolUse:
+		out.Kind = hook.BeforeTool
+	case EventPostToolUse:
+		out.Kind = hook.AfterTool
+	}
+	return out, nil
+}
+
+// Deny is Qwen Code's PreToolUse answer that blocks the call, as JSON on
+// stdout: the schema in testdata/reply.schema.json.
+func Deny(reason string) []byte {
+	type specific struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	b, _ := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{EventPreToolUse, "deny", reason}})
+	return append(b, '\n')
+}
+
+// reply is Qwen Code's answer. A block exits 2 with the reason on
+// stderr: Qwen Code reads stderr as the block's reason whatever is on
+// stdout, so nothing a shell start-up file prints can turn it into an
+// allow, where a JSON answer on stdout with exit 0, spoiled, would be
+// read as one. (A reason that is itself a JSON object would be read as
+// an answer: picket's starts with "picket:".) The JSON deny goes to
+// stdout as well, for anyone reading picket's answer (picket doctor, the
+// tests). An allowed call gets nothing and exit 0: Qwen Code's own
+// approvals still apply.
+func reply(a hook.Answer) hook.Reply {
+	if !a.Deny {
+		return hook.Reply{}
+	}
+	reason := a.Reason
+	if reason == "" {
+		reason = "picket: blocked" // Qwen Code runs a call whose exit 2 says nothing
+	}
+	return hook.Reply{Stdout: Deny(reason), Stderr: []byte(reason + "\n"), Exit: 2}
+}

@@ -1,0 +1,355 @@
+package qwen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+
+	"github.com/picketdev/picket/hook"
+)
+
+// where is the settings file of the chosen scope, and the directory a
+// session starts in: the user's settings ($QWEN_HOME/settings.json, else
+// ~/.qwen/settings.json: every folder, the default), or with --project
+// the current directory's .qwen/settings.json, which Qwen Code reads only
+// when started in that very directory, and never in the home directory.
+func where(o hook.InstallOptions) (path, dir string, err error) {
+	dir, err = filepath.Abs(o.Dir)
+	if err != nil {
+		return "", "", err
+	}
+	p, err := pathsFor(dir, o.Home, o.Getenv)
+	if err != nil {
+		return "", "", err
+	}
+	if !o.Project {
+		return p.user, dir, nil
+	}
+	if realPath(dir) == realPath(o.Home) {
+		return "", "", errors.New("Qwen Code reads no project settings in your home directory: install with --user")
+	}
+	return p.project, dir, nil
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// timeoutBin is the timeout(1) the hook command bounds picket with: the
+// one on PATH when it runs with --foreground (which keeps picket's prompt
+// on the terminal) and -k, by absolute path, so nothing put on PATH later
+// stands in for it. "" where there is none (macOS has none by default).
+func timeoutBin(getenv func(string) string) string {
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		p := filepath.Join(dir, "timeout")
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+			continue
+		}
+		if exec.Command(p, "--foreground", "-k", "1", "5", "true").Run() == nil && checkPath("timeout(1)", p) == nil {
+			return p
+		}
+		return ""
+	}
+	return ""
+}
+
+// install is the Agent's Install: picket's hooks in Qwen Code's settings,
+// and a record in picket's state dir of the file as it was, so that
+// uninstall gives it back byte for byte when nothing else changed it
+// since.
+func install(o hook.InstallOptions) error {
+	path, dir, err := where(o)
+	if err != nil {
+		return err
+	}
+	if err := checkPath("the picket executable", o.Exe); err != nil {
+		return err
+	}
+	tb := timeoutBin(o.Getenv)
+	old, err := readSmall(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("install qwen: %w", err)
+	}
+	wired, err := AddHooks(old, HookCommand(o.Exe, tb))
+	if err != nil {
+		return fmt.Errorf("install qwen: %s: %w", path, err)
+	}
+	if o.Print {
+		if _, err := o.Stdout.Write(wired); err != nil {
+			return err
+		}
+		advise(o, dir, tb)
+		return nil
+	}
+	if old != nil && bytes.Equal(wired, old) {
+		o.Info("install: %s already up to date", path)
+		advise(o, dir, tb)
+		return nil
+	}
+	created := missing(path, filepath.Dir(path))
+	if err := writeAtomic(path, wired); err != nil {
+		return fmt.Errorf("install qwen: %w", err)
+	}
+	rec := recordOf(o.StateDir, path)
+	if err := rec.installed(old, wired, o.Exe, created); err != nil {
+		o.Warn("could not record what install changed in %s (uninstall will take picket's hooks out, but cannot give the file back byte for byte): %v", path, err)
+	}
+	o.Info("installed picket's hooks (PreToolUse, PostToolUse) in %s", path)
+	advise(o, dir, tb)
+	o.Hint("start Qwen Code again so it reads the new settings; 'picket doctor' says whether it runs them")
+	return nil
+}
+
+// advise tells the person what else decides whether the hooks hold: the
+// folder's trust and disableAllHooks, a missing timeout(1), and that
+// shell commands are judged by their words only.
+func advise(o hook.InstallOptions, dir, tb string) {
+	if o.Project {
+		p, err := pathsFor(dir, o.Home, o.Getenv)
+		if err == nil {
+			var user map[string]any
+			var system map[string]any
+			if b, err := readSmall(p.user); err == nil {
+				jsonc(b, &user)
+			}
+			if b, err := readSmall(p.system); err == nil {
+				jsonc(b, &system)
+			}
+			if ok, detail, fix := folderTrusted(p, user, system); !ok {
+				o.Warn("Qwen Code will not run picket's hooks in %s: %s", dir, detail)
+				o.Hint("%s; picket never trusts a folder for you", fix)
+			}
+		}
+		o.Hint("Qwen Code reads %s only when started in %s itself; 'picket install qwen --user' covers every folder", filepath.Join(dir, ".qwen", "settings.json"), dir)
+	}
+	if !o.Print {
+		if st := TrustOf(dir, o.Home, o.Getenv); !st.Trusted && st.Fix != "run 'picket install qwen'" {
+			o.Warn("%s", st.Detail)
+			o.Hint("%s", st.Fix)
+		}
+	}
+	o.Hint("with folder trust on (security.folderTrust.enabled), never mark a folder DO_NOT_TRUST if its own .qwen/settings.json holds picket's hooks; --bare runs Qwen Code with no hook at all")
+	if tb == "" {
+		o.Warn("no timeout(1) on PATH (coreutils): a picket that hangs past %s lets Qwen Code run the call", HookTimeout)
+	}
+	o.Hint("Qwen Code's shell commands are judged by their words, which is best effort: run Qwen Code in its own sandbox as well (qwen --sandbox, or tools.sandbox in settings.json); see docs/agents/qwen.md")
+}
+
+// uninstall is the Agent's Uninstall: the file as it was before install
+// when it has not changed since, else the file without picket's hooks;
+// the file and the directory install created go when nothing else is in
+// them.
+func uninstall(o hook.InstallOptions) error {
+	path, _, err := where(o)
+	if err != nil {
+		return err
+	}
+	rec := recordOf(o.StateDir, path)
+	old, err := readSmall(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !o.Print {
+			rec.remove()
+			o.Info("uninstall: %s is not there, nothing to remove", path)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("uninstall qwen: %w", err)
+	}
+	r, ok := rec.read()
+	out, err := RemoveHooks(old)
+	if err != nil {
+		return fmt.Errorf("uninstall qwen: %s: %w", path, err)
+	}
+	restored := ok && r.Known && r.Wired == digest(old)
+	if restored {
+		out = r.Original
+	}
+	if o.Print {
+		_, err := o.Stdout.Write(out)
+		return err
+	}
+	if bytes.Equal(out, old) {
+		rec.remove()
+		o.Info("uninstall: nothing of picket's in %s", path)
+		return nil
+	}
+	switch {
+	case out == nil && (restored || slices.Contains(r.Created, path)):
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("uninstall qwen: %w", err)
+		}
+		if dir := filepath.Dir(path); slices.Contains(r.Created, dir) {
+			os.Remove(dir) // fails, as it should, when anything is in it
+		}
+	case out == nil:
+		out = []byte("{}\n") // the person's file, emptied: it stays
+		fallthrough
+	default:
+		if err := writeAtomic(path, out); err != nil {
+			return fmt.Errorf("uninstall qwen: %w", err)
+		}
+	}
+	rec.remove()
+	if restored {
+		o.Info("gave %s back as it was before picket's install", path)
+	} else {
+		o.Info("removed picket's hooks from %s", path)
+	}
+	return nil
+}
+
+// writeAtomic replaces the file at path (through its links) by data: a
+// temporary file in the same directory, then a rename, keeping its mode,
+// so that Qwen Code never reads half of it.
+func writeAtomic(path string, data []byte) error {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".picket-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// missing returns those of paths that do not exist.
+func missing(paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// installRecord is picket's note, in its state dir, of one settings file
+// it wired: the file as it was (when known) and a digest of what install
+// left, so uninstall gives the file back byte for byte when it has not
+// changed since. (Qwen Code itself adds "$version" to a settings file at
+// its first start: uninstall then takes picket's hooks out and leaves
+// that.)
+type installRecord struct{ file string }
+
+type installRecordFile struct {
+	Exe string `json:"exe"`
+	// Known says Original is the file before picket's first install
+	// (nil: there was none); it is not once the file changed between two
+	// installs.
+	Known    bool   `json:"known"`
+	Original []byte `json:"original,omitempty"`
+	Wired    string `json:"wired"`
+	// Created are the settings file and its directory when install made
+	// them.
+	Created []string `json:"created,omitempty"`
+}
+
+func recordOf(stateDir, settings string) installRecord {
+	key := filepath.Join(realPath(filepath.Dir(settings)), filepath.Base(settings))
+	sum := sha256.Sum256([]byte(key))
+	return installRecord{file: filepath.Join(stateDir, "installs", "qwen-"+hex.EncodeToString(sum[:12])+".json")}
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (r installRecord) read() (installRecordFile, bool) {
+	var rec installRecordFile
+	b, err := os.ReadFile(r.file)
+	return rec, err == nil && json.Unmarshal(b, &rec) == nil
+}
+
+// installed notes an install that turned old into wired.
+func (r installRecord) installed(old, wired []byte, exe string, created []string) error {
+	rec, ok := r.read()
+	switch {
+	case !ok:
+		rec = installRecordFile{Known: true, Original: old}
+	case rec.Wired != digest(old):
+		rec.Known, rec.Original = false, nil // changed since: no longer the file to give back
+	}
+	rec.Exe, rec.Wired = exe, digest(wired)
+	for _, c := range created {
+		if !slices.Contains(rec.Created, c) {
+			rec.Created = append(rec.Created, c)
+		}
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.file), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(r.file, b, 0o600)
+}
+
+func (r installRecord) remove() { os.Remove(r.file) }
+
+// installHelp is picket install qwen --help.
+const installHelp = `Usage:
+  picket install qwen [--user | --project] [--print] [--exe P]
+  picket uninstall qwen [--user | --project] [--print] [--exe P]
+
+Adds picket's hooks to Qwen Code's settings.json, keeping everything
+else, comments included: PreToolUse on the file tools, the shell and
+monitor (each call judged; a shell command by its words), PostToolUse on
+read_file, write_file and edit (the read-before-edit ledger). The hook
+command blocks the call whenever picket fails, hangs past two minutes or
+is missing (Qwen Code itself would run it), inside Qwen Code's hook
+timeout (150000 ms). Uninstall gives the file back as it was, or takes
+picket's hooks out of it if it changed since.
+
+Qwen Code runs the user's hooks in every folder. A project's
+.qwen/settings.json is read only when Qwen Code starts in that directory,
+and not at all in a folder marked DO_NOT_TRUST (with
+security.folderTrust.enabled). disableAllHooks and --bare run no hook.
+picket never changes any of these; picket doctor reports them.
+
+  --user     $QWEN_HOME/settings.json, else ~/.qwen/settings.json: every
+             folder (the default)
+  --project  ./.qwen/settings.json of the current directory
+  --print    print the resulting settings to stdout and write nothing
+  --exe P    picket executable the hook command runs (default: this one)
+`
