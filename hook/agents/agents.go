@@ -10,6 +10,7 @@ import (
 	"github.com/picketdev/picket/hook/codex"
 	"github.com/picketdev/picket/hook/gemini"
 	"github.com/picketdev/picket/hook/pi"
+	"github.com/picketdev/picket/hook/qwen"
 )
 
 // All are the agents picket fences, in the order people meet them.
@@ -18,6 +19,7 @@ var All = []*hook.Agent{
 	&pi.Agent,
 	&codex.Agent,
 	&gemini.Agent,
+	&qwen.Agent,
 }
 
 // unfenced are the configuration files of agents picket does not fence
