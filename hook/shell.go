@@ -10,7 +10,7 @@ import (
 
 // ShellLinesNote says what judging a shell command line by its words is
 // worth, for picket show and picket doctor.
-const ShellLinesNote = "shell lines: the shell commands of an agent picket cannot run in its sandbox (Codex) are judged by their words before they run: best effort, since a program can build a path at run time; use the agent's own sandbox alongside (codex --sandbox workspace-write)"
+const ShellLinesNote = "shell lines: the shell commands of an agent picket cannot run in its sandbox (Codex, Qwen Code) are judged by their words before they run: best effort, since a program can build a path at run time; use the agent's own sandbox alongside (codex --sandbox workspace-write, qwen --sandbox)"
 
 // LayerCommand is the layer of a block by fence's command or ssh section:
 // a shell command line runs a command the policy refuses.
