@@ -260,9 +260,10 @@ func unreadGlob(pat string) bool {
 // grepTargets judges grep_search as a read of everything below the
 // directory (or the file) it searches that its glob filter may reach.
 // Qwen Code runs its bundled ripgrep with the glob as one --glob, case
-// insensitive; where ripgrep is turned off or missing it runs git grep,
-// GNU grep or a JavaScript walk instead, which may follow links: links
-// are judged by where they lead.
+// insensitive; where ripgrep is turned off (useRipgrep) or missing it
+// runs git grep (the glob a pathspec), GNU grep (--include) or a
+// JavaScript walk instead, which may follow links: the filter is read all
+// those ways, and links are judged by where they lead.
 func grepTargets(in map[string]json.RawMessage, root string) ([]hook.Target, error) {
 	if _, err := field(in, "pattern", true); err != nil {
 		return nil, err
@@ -279,5 +280,5 @@ func grepTargets(in map[string]json.RawMessage, root string) ([]hook.Target, err
 		glob = ""
 	}
 	return []hook.Target{{Access: decide.Read, Path: dir, Size: -1, Recursive: true, Root: true,
-		Filter: glob, FilterBase: true, Links: hook.LinksFollowed}}, nil
+		Filter: glob, FilterBase: true, Fnmatch: true, Links: hook.LinksFollowed}}, nil
 }

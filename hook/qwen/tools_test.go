@@ -53,7 +53,7 @@ func TestTargetsRecorded(t *testing.T) {
 		{{Access: decide.Write, Path: sub + "/deep.txt", Size: -1, Seen: true, Edit: true}},
 		{{Access: decide.List, Path: sub, Size: -1, Listing: true}},
 		{{Access: decide.List, Path: sub + "/.", Size: -1, Recursive: true, Root: true, Filter: "*.txt", Links: hook.LinksFollowed}},
-		{{Access: decide.Read, Path: sub + "/.", Size: -1, Recursive: true, Root: true, FilterBase: true, Links: hook.LinksFollowed}},
+		{{Access: decide.Read, Path: sub + "/.", Size: -1, Recursive: true, Root: true, FilterBase: true, Fnmatch: true, Links: hook.LinksFollowed}},
 		hook.ShellLine("cat deep.txt", sub),
 		hook.ShellLine(`printf '%s-%s\n' ran mode-exit1`, sub),
 		{{Access: decide.Read, Path: "/home/user/project/secret.txt", Size: -1, Seen: true}},
@@ -111,7 +111,7 @@ func TestTargets(t *testing.T) {
 			{Access: decide.List, Path: "/etc/ssh", Size: -1, Recursive: true, Filter: "*_key", Links: hook.LinksFollowed}}},
 		{toolGlob, `{"pattern":"+(a|b)","path":"~"}`, []hook.Target{{Access: decide.List, Path: "~", Size: -1, Recursive: true, Root: true, Links: hook.LinksFollowed}}},
 		{toolGrep, `{"pattern":"AKIA","glob":"*.env","path":"../other"}`, []hook.Target{
-			{Access: decide.Read, Path: "/w/p/../other", Size: -1, Recursive: true, Root: true, Filter: "*.env", FilterBase: true, Links: hook.LinksFollowed}}},
+			{Access: decide.Read, Path: "/w/p/../other", Size: -1, Recursive: true, Root: true, Filter: "*.env", FilterBase: true, Fnmatch: true, Links: hook.LinksFollowed}}},
 		{toolShell, `{"command":"cat .env"}`, hook.ShellLine("cat .env", "/w/p")},
 		{toolShell, `{"command":"cat .env","directory":"sub"}`, hook.ShellLine("cat .env", "/w/p/sub")},
 		{toolMonitor, `{"command":"tail -f log","directory":"/w/p/logs"}`, hook.ShellLine("tail -f log", "/w/p/logs")},
