@@ -145,3 +145,18 @@ func TestWireRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHookCommand reads back the executable of every command
+// HookCommand writes, for picket doctor.
+func TestParseHookCommand(t *testing.T) {
+	for _, exe := range []string{"/opt/picket/bin/picket", "/opt/my picket/it's", "/a'b'/c"} {
+		for _, tb := range []string{"", "/usr/bin/timeout"} {
+			if got := ParseHookCommand(HookCommand(exe, tb)); got != exe {
+				t.Errorf("ParseHookCommand(HookCommand(%q, %q)) = %q", exe, tb, got)
+			}
+		}
+	}
+	if got := ParseHookCommand("echo hi"); got != "" {
+		t.Errorf("ParseHookCommand of another command = %q", got)
+	}
+}
