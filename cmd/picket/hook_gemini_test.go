@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/picketdev/picket/internal/testenv"
 )
 
 // TestHookGemini runs the built picket as Gemini CLI runs its hook, but
@@ -103,6 +109,73 @@ func TestHookGemini(t *testing.T) {
 	for _, e := range lines {
 		if e["agent"] != "gemini" {
 			t.Errorf("audit line %v does not name gemini", e)
+		}
+	}
+}
+
+// TestHookGeminiPromptTmux: Gemini CLI's calls get picket's prompt as
+// Claude Code's do (TestHookPromptTmux): a grant for the session answers
+// the call with nothing at all (Gemini CLI's own approval still applies;
+// never an "allow"), the same session then passes without a prompt, and
+// Enter in another session denies in Gemini CLI's schema. The audit lines
+// name gemini.
+func TestHookGeminiPromptTmux(t *testing.T) {
+	testenv.Tmux(t)
+	if testing.Short() {
+		t.Skip("slow: builds picket and drives two tmux servers")
+	}
+	base := t.TempDir()
+	bin := buildPicket(t)
+	home, proj, outside := filepath.Join(base, "home"), filepath.Join(base, "proj"), filepath.Join(base, "outside")
+	for _, d := range []string{home, proj, outside} {
+		os.MkdirAll(d, 0o755)
+	}
+	secret := filepath.Join(outside, "notes.txt")
+	os.WriteFile(secret, []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, "fence.jsonc"), []byte(`{"filesystem": {"defaultDenyRead": true, "allowRead": ["."]}}`), 0o644)
+	h := &hookTmux{t: t, base: base, bin: bin, home: home, proj: proj, secret: secret,
+		inner: fmt.Sprintf("picket-inner-%d", time.Now().UnixNano()), outer: fmt.Sprintf("picket-outer-%d", time.Now().UnixNano())}
+	h.start()
+	call := func(session string) {
+		h.n++
+		ev, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": "", "cwd": proj, "hook_event_name": "BeforeTool",
+			"timestamp": "2026-12-02T06:46:45.339Z", "tool_name": "read_file", "tool_input": map[string]string{"file_path": secret}})
+		evFile := filepath.Join(base, fmt.Sprintf("ev%d.json", h.n))
+		h.outFile, h.doneFile = filepath.Join(base, fmt.Sprintf("out%d.json", h.n)), filepath.Join(base, fmt.Sprintf("done%d", h.n))
+		os.WriteFile(evFile, ev, 0o644)
+		script := filepath.Join(base, fmt.Sprintf("run%d.sh", h.n))
+		os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\nunset CI NO_COLOR\nexport HOME=%s XDG_STATE_HOME=%s/state XDG_CONFIG_HOME=%s/config GEMINI_PROJECT_DIR=%s\ncd %s\n%s hook --agent gemini < %s > %s 2>%s.err\ntouch %s\n",
+			shellQuote(home), shellQuote(home), shellQuote(home), shellQuote(proj), shellQuote(proj), shellQuote(bin),
+			shellQuote(evFile), shellQuote(h.outFile), shellQuote(h.outFile), shellQuote(h.doneFile))), 0o755)
+		h.tmux(h.inner, "send-keys", "-t", "work", script, "Enter")
+	}
+
+	call("sess-A")
+	h.waitClient("Allow read of this path?")
+	h.waitClient("Enter/Esc deny")
+	h.typeKey("s")
+	if out := h.result(); out != "" {
+		t.Fatalf("granted call answered %q, want nothing (never an allow)", out)
+	}
+	h.wantAudit("grant-session")
+	start := time.Now()
+	call("sess-A")
+	if out := h.result(); out != "" || time.Since(start) > 5*time.Second {
+		t.Fatalf("call with a session grant answered %q after %s, want nothing and no prompt", out, time.Since(start))
+	}
+	call("sess-B")
+	h.waitClient("Allow read of this path?")
+	h.waitClient("Enter/Esc deny")
+	h.typeKey("Enter")
+	var deny map[string]string
+	if out := h.result(); json.Unmarshal([]byte(out), &deny) != nil || deny["decision"] != "deny" || !strings.HasPrefix(deny["reason"], "picket: blocked read_file "+secret) {
+		t.Fatalf("session B answered %q, want Gemini CLI's deny", out)
+	}
+	h.wantAudit(`"decision":"block"`)
+	b, _ := os.ReadFile(filepath.Join(home, "state", "picket", "audit.log"))
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.Contains(l, `"agent":"gemini"`) {
+			t.Errorf("audit line %s does not name gemini", l)
 		}
 	}
 }
