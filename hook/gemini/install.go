@@ -76,6 +76,11 @@ func advise(o hook.InstallOptions, dir string) {
 	if !o.Project {
 		o.Hint("in every other folder, trust it when Gemini CLI asks: in a folder it does not trust, Gemini CLI runs no hook at all, picket's included")
 	}
+	if gh := o.Getenv("GEMINI_CLI_HOME"); gh != "" && realPath(gh) != realPath(o.Home) {
+		dir := filepath.Join(gh, ".gemini")
+		o.Warn("GEMINI_CLI_HOME is set: Gemini CLI keeps its settings in %s, which picket's mandatory write denies do not name (they name ~/.gemini), so an agent could write them and turn picket's hooks off", dir)
+		o.Hint(`add %q to "filesystem": {"denyWrite": [...]} in your policy`, dir)
+	}
 	if _, err := exec.LookPath("timeout"); err != nil {
 		o.Warn("no timeout command on PATH (coreutils): a picket that hangs past %s lets Gemini CLI run the call", HookTimeout)
 	}

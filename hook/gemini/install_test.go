@@ -111,6 +111,9 @@ func TestInstallScopes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.proj, "gh", ".gemini", "settings.json")); err != nil {
 		t.Errorf("install --user with GEMINI_CLI_HOME: %v", err)
 	}
+	if want := `add "` + filepath.Join(w.proj, "gh", ".gemini") + `" to "filesystem": {"denyWrite"`; !strings.Contains(w.msgs.String(), "picket: warning: GEMINI_CLI_HOME is set") || !strings.Contains(w.msgs.String(), want) {
+		t.Errorf("install with GEMINI_CLI_HOME did not say its settings are not a mandatory deny:\n%s", w.msgs)
+	}
 }
 
 // TestInstallSaysTrust: install tells the person when Gemini CLI will not
