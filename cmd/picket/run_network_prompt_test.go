@@ -32,7 +32,7 @@ const promptPolicy = `{
 // command", "this session" and "persist" (with its second confirm) do
 // what they say; headless, the same connection is refused with the 403.
 func TestRunNetworkPromptTmux(t *testing.T) {
-	cfg := netnstest.Config{Addrs: netConfig.Addrs, Hosts: map[string]string{"third.test": "203.0.113.11"}}
+	cfg := netnstest.Config{Addrs: netConfig.Addrs, Hosts: map[string]string{"third.test": "203.0.113.11", "late.test": "203.0.113.11"}}
 	for k, v := range netConfig.Hosts {
 		cfg.Hosts[k] = v
 	}
@@ -141,13 +141,27 @@ cd %s
 		t.Errorf("headless: %d %q", code, body)
 	}
 
+	// Nobody answers: the prompt times out, and the connection is refused.
+	policy, _ = os.ReadFile(filepath.Join(w.proj, "fence.jsonc"))
+	write(t, filepath.Join(w.proj, "fence.jsonc"), strings.Replace(string(policy), `"timeoutSeconds": 30`, `"timeoutSeconds": 2`, 1))
+	out = job("http://late.test/")
+	ask("late.test")
+	if got := waitFile(t, out); got != "403" {
+		t.Errorf("timed out: curl got %q, want 403", got)
+	}
+
 	decisions := map[string]int{}
 	for _, e := range w.audit(t) {
 		if e.Prompted {
 			decisions[e.Path+" "+e.Decision]++
 		}
 	}
-	for _, want := range []string{"other.test:80 grant-once", "other.test:80 grant-session", "grey.test:80 grant-persist", "third.test:80 block"} {
+	for _, e := range w.audit(t) {
+		if e.Path == "late.test:80" && !strings.Contains(e.Reason, "let the prompt time out") {
+			t.Errorf("the timed-out prompt's audit line: %+v", e)
+		}
+	}
+	for _, want := range []string{"other.test:80 grant-once", "other.test:80 grant-session", "grey.test:80 grant-persist", "third.test:80 block", "late.test:80 block"} {
 		if decisions[want] != 1 {
 			t.Errorf("prompted audit lines %v: want one %q", decisions, want)
 		}

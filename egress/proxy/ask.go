@@ -188,7 +188,8 @@ func (p *prompter) carryOut(q Question, st *hostState, a Answer) answer {
 		p.denyAll = true
 		st.reason = "the person denied it, and every further host of this command"
 	default:
-		st.reason = "the person denied it"
+		// The prompt's timeout answers deny, as Enter and Esc do.
+		st.reason = "the person denied it, or let the prompt time out"
 	}
 	return answer{prompted: true, reason: st.reason}
 }
