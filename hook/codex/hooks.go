@@ -63,14 +63,15 @@ func hookCommand(exe, timeoutBin string, seconds int) string {
 	return cmd
 }
 
-// hookCommandRE matches a command HookCommand wrote, for any executable
-// and timeout(1): what uninstall and doctor recognise as picket's.
+// hookCommandRE matches a command HookCommand wrote, for any executable,
+// timeout(1) and timeouts (another release's): what uninstall and doctor
+// recognise as picket's.
 var hookCommandRE = func() *regexp.Regexp {
 	plain := regexp.QuoteMeta(hookCommand("EXE", "", 0))
 	timed := regexp.QuoteMeta(hookCommand("EXE", "TIMEOUT", 0))
 	plain = strings.Replace(plain, "EXE", `([^'\\\n]+)`, 1)
 	timed = strings.Replace(strings.Replace(timed, "EXE", `([^'\\\n]+)`, 1), "TIMEOUT", `([^'\\\n]+)`, 1)
-	timed = strings.Replace(timed, " 0 ", ` [0-9]+ `, 1)
+	timed = strings.Replace(strings.Replace(timed, " -k 10 ", ` -k [0-9]+ `, 1), " 0 ", ` [0-9]+ `, 1)
 	return regexp.MustCompile(`^(?:` + plain + `|` + timed + `)$`)
 }()
 

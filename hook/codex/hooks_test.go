@@ -96,6 +96,12 @@ func TestHookCommandParses(t *testing.T) {
 			t.Errorf("ParseHookCommand(HookCommand(%q, %q)) = %q, %q, %v", tt.exe, tt.timeout, exe, to, ok)
 		}
 	}
+	// Another picket's timeouts (an older or newer release) are picket's
+	// command all the same: uninstall takes it out, doctor checks it.
+	other := strings.Replace(HookCommand("/opt/picket", "/usr/bin/timeout"), " -k 10 120 ", " -k 5 60 ", 1)
+	if exe, _, ok := ParseHookCommand(other); !ok || exe != "/opt/picket" {
+		t.Errorf("ParseHookCommand(%q) = %q, %v: not picket's", other, exe, ok)
+	}
 	for _, cmd := range []string{
 		"/opt/picket/bin/picket hook --agent codex",
 		HookCommand("/opt/picket", "") + "; rm -rf ~",
