@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/hook/agents"
@@ -134,5 +135,35 @@ func TestCheckNothingWired(t *testing.T) {
 		"picket doctor: 1 problem\n"
 	if n != 1 || out.String() != want {
 		t.Errorf("%d problems, output:\n%s\nwant:\n%s", n, out.String(), want)
+	}
+}
+
+// TestCheckCanary runs hook commands as an agent would: one that blocks
+// in the agent's schema passes; one that hangs past the agent's hook
+// timeout, exits 1, or cannot be started does not.
+func TestCheckCanary(t *testing.T) {
+	dir := t.TempDir()
+	a := claude.Agent
+	a.Hook = &hook.CommandHook{Timeout: time.Second}
+	deny := string(claude.Deny("picket: blocked Write " + CanaryPath(dir) + "\n{}"))
+	for _, tt := range []struct {
+		name, script string
+		level        Level
+		text         string
+	}{
+		{"blocks", "cat >/dev/null; printf '%s' '" + deny + "'", OK, "is blocked: picket: blocked Write " + CanaryPath(dir)},
+		{"hangs", "cat >/dev/null; sleep 30", Problem, "not blocked: no answer within 1s"},
+		{"exit 1", "cat >/dev/null; echo oops >&2; exit 1", Problem, "not blocked: the hook exited 1"},
+		{"missing", "", Problem, "picket did not judge it: cannot run"},
+	} {
+		run := []string{"/bin/sh", "-c", tt.script}
+		if tt.script == "" {
+			run = []string{filepath.Join(dir, "gone")}
+		}
+		o := Options{InstallOptions: hook.InstallOptions{Dir: dir, Env: os.Environ()}, Agents: []*hook.Agent{&a}}
+		f := checkCanary(t.Context(), o, &a, hook.Wiring{Scope: "user", Run: run})
+		if f.Level != tt.level || !strings.Contains(f.Text, tt.text) {
+			t.Errorf("%s: %+v, want level %d and %q", tt.name, f, tt.level, tt.text)
+		}
 	}
 }
