@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,6 +121,8 @@ func TestCodex(t *testing.T) {
 	script[9] = CustomToolUse("apply_patch", addPatch(outside))
 	model.script = script
 	hooksBefore := readFileString(t, filepath.Join(codexHomeOf(w), "hooks.json"))
+	codexDoctor(t, w, w.picket, 0, "ok: the canary apply_patch of "+filepath.Join(w.project, ".git", "hooks", "pre-commit")+" is blocked",
+		"ok: Codex runs it: picket's hook in "+filepath.Join(codexHomeOf(w), "hooks.json")+" is trusted", "picket doctor: no problems")
 
 	codexExec(t, w, codex)
 	t.Logf("codex %s", version)
@@ -177,19 +180,20 @@ func TestCodexFailsClosed(t *testing.T) {
 	t.Parallel()
 	codex, _ := AgentBinary(t, "codex")
 	for _, tt := range []struct {
-		name  string
-		setup func(t *testing.T, w *world)
-		calls []string // modes, each a cat .env call
-		want  string   // in what the model got
+		name   string
+		setup  func(t *testing.T, w *world)
+		calls  []string // modes, each a cat .env call
+		want   string   // in what the model got
+		doctor string   // in what picket doctor (another copy of picket) says
 	}{
 		{"missing", func(t *testing.T, w *world) { os.Remove(w.picket) }, []string{"missing"},
-			"picket: error: the picket hook failed (exit 127)"},
+			"picket: error: the picket hook failed (exit 127)", "which is not there (no such file or directory): a stale install"},
 		{"crashing", func(t *testing.T, w *world) {
 			standIn := "#!/bin/sh\nin=$(cat)\ncase $in in\n*mode-exit1*) echo crashed >&2; exit 1 ;;\n*mode-kill*) kill -9 $$ ;;\nesac\nexit 0\n"
 			if err := os.WriteFile(w.picket, []byte(standIn), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"exit1", "kill"}, "picket: error: the picket hook failed (exit "},
+		}, []string{"exit1", "kill"}, "picket: error: the picket hook failed (exit ", "not blocked: the hook let it through (exit 0, no answer)"},
 		{"hanging", func(t *testing.T, w *world) {
 			// A picket that hangs is ended by the hook command's
 			// timeout(1) before Codex's own timeout (150 s) runs the call.
@@ -207,7 +211,7 @@ func TestCodexFailsClosed(t *testing.T) {
 			if err := os.WriteFile(w.picket, []byte("#!/bin/sh\nexec sleep 1000\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"hang"}, "picket: error: the picket hook failed (exit 124)"},
+		}, []string{"hang"}, "picket: error: the picket hook failed (exit 124)", "picket did not judge it: picket: error: the picket hook failed (exit 124)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -221,7 +225,11 @@ func TestCodexFailsClosed(t *testing.T) {
 			}
 			defer model.Close()
 			w := newCodexPicketWorld(t, model)
+			other := filepath.Join(w.base, "other", "picket")
+			writeFile(t, other, readFileString(t, w.picket))
+			os.Chmod(other, 0o755)
 			tt.setup(t, w)
+			codexDoctor(t, w, other, 1, tt.doctor)
 			codexExec(t, w, codex)
 			for k := range tt.calls {
 				r, ok := model.Results()[ToolUseID(k)]
@@ -233,5 +241,29 @@ func TestCodexFailsClosed(t *testing.T) {
 				t.Errorf("request %s (turn %d) carries the .env secret to the model", r.Path, r.Turn)
 			}
 		})
+	}
+}
+
+// codexDoctor runs picket doctor (the picket at exe) in the world's
+// project and checks its exit status and that its output holds want.
+func codexDoctor(t *testing.T, w *world, exe string, code int, want ...string) {
+	t.Helper()
+	cmd := exec.Command(exe, "doctor")
+	cmd.Dir, cmd.Env = w.project, w.env
+	b, err := cmd.CombinedOutput()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	out := string(b)
+	if got != code {
+		t.Errorf("picket doctor exited %d, want %d:\n%s", got, code, out)
+	}
+	for _, l := range want {
+		if !strings.Contains(out, l) {
+			t.Errorf("picket doctor's output lacks %q:\n%s", l, out)
+		}
 	}
 }
