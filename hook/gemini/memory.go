@@ -68,13 +68,31 @@ func isContextFile(p string, names []string) bool {
 	return false
 }
 
+// privateMemoryName is the index of Gemini CLI's private project memory,
+// which it loads, with everything it imports, into every session of the
+// project (and tells the model to write with write_file and replace).
+const privateMemoryName = "MEMORY.md"
+
+// privateMemory reports whether the resolved path p is a project's
+// private memory index: <gemini home>/.gemini/tmp/<project>/memory/MEMORY.md.
+func privateMemory(p, home string, getenv func(string) string) bool {
+	if filepath.Base(p) != privateMemoryName || filepath.Base(filepath.Dir(p)) != "memory" {
+		return false
+	}
+	tmp := filepath.Join(geminiHome(home, getenv), ".gemini", "tmp")
+	if _, r, err := decide.Canonicalize(tmp, "/", "/"); err == nil {
+		tmp = r
+	}
+	return filepath.Dir(filepath.Dir(filepath.Dir(p))) == tmp
+}
+
 // writtenContext denies a write that would leave a context file loading
 // a denied path: write_file's content (and what Gemini CLI's unescaping
 // makes of it), or replace's edit made on the file as it is. An edit
 // whose old_string is not in the file is one Gemini CLI would apply by a
 // looser match, whose result picket cannot tell: denied.
 func writtenContext(p decide.Policy, c hook.Call, d decide.Decision, names []string) (decide.Decision, bool) {
-	if !isContextFile(d.Path, names) && !isContextFile(d.Resolved, names) {
+	if !isContextFile(d.Path, names) && !isContextFile(d.Resolved, names) && !privateMemory(d.Resolved, p.Spec().Home, os.Getenv) {
 		return d, false
 	}
 	texts, err := afterWrite(c, d.Resolved)

@@ -52,6 +52,10 @@ func TestContextLoads(t *testing.T) {
 		{toolEdit, `{"file_path":"edit/GEMINI.md","old_string":"see","new_string":"look"}`, false},
 		{toolEdit, `{"file_path":"edit/GEMINI.md","old_string":"not there","new_string":"@../.env"}`, true},
 		{toolRead, `{"file_path":"agents/x.txt"}`, false}, // AGENTS.md is no context file until the settings say so
+		// The private project memory Gemini CLI loads into every session.
+		{toolWrite, `{"file_path":"home/.gemini/tmp/proj/memory/MEMORY.md","content":"- see @` + ws + `/.env"}`, true},
+		{toolWrite, `{"file_path":"home/.gemini/tmp/proj/memory/MEMORY.md","content":"- tabs, not spaces"}`, false},
+		{toolWrite, `{"file_path":"plain/memory/MEMORY.md","content":"@../../.env"}`, false},
 	} {
 		c := hook.Call{Agent: Name, Cwd: ws, Tool: tt.tool, Input: input(t, tt.in)}
 		ts, err := targets(c)
