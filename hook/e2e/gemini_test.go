@@ -108,7 +108,8 @@ func TestGemini(t *testing.T) {
 		13: ToolUse("read_file", map[string]any{"file_path": "@.env.local"}),
 		14: ToolUse("read_file", map[string]any{"file_path": "%2Eenv.local"}),
 		15: ToolUse("read_file", map[string]any{"file_path": ".env"}),
-		16: Text("DONE"),
+		16: ToolUse("write_file", map[string]any{"file_path": w.outside + ".txt", "content": "x\n"}),
+		17: Text("DONE"),
 	}
 	model, err := StartGemini(script)
 	if err != nil {
@@ -176,6 +177,14 @@ func TestGemini(t *testing.T) {
 	}
 	if r := result(11); strings.Contains(r.Text, "Exit Code: 0") || !strings.Contains(r.Text, "modified by a hook") {
 		t.Errorf("touch outside the workspace: the model got %q, want a failure under picket run", r.Text)
+	}
+	// A write outside the workspace: refused, by Gemini CLI's own
+	// workspace check or by picket, and never written.
+	if r := result(16); !r.IsError {
+		t.Errorf("write_file outside the workspace: the model got %q, want it refused", r.Text)
+	}
+	if _, err := os.Stat(w.outside + ".txt"); err == nil {
+		t.Errorf("write_file outside the workspace created %s.txt", w.outside)
 	}
 	if _, err := os.Stat(w.outside); err == nil {
 		t.Errorf("touch outside the workspace created %s", w.outside)
