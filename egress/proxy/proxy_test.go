@@ -111,7 +111,7 @@ func entries(t testing.TB, ss ...string) []egress.Entry {
 	return out
 }
 
-func newHarness(t testing.TB, p egress.Policy, person Person, table hosts) *harness {
+func newHarness(t testing.TB, p egress.Policy, person Person, table Resolver) *harness {
 	t.Helper()
 	h := &harness{rec: &recorder{}, notice: &syncBuffer{}}
 	h.origin = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -595,5 +595,42 @@ func TestClose(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("a request waiting on a prompt outlived Close")
+	}
+}
+
+// rebinding answers a name with its first address the first time and its
+// second after that, as a DNS server that rebinds a name does.
+type rebinding struct {
+	mu    sync.Mutex
+	calls int
+	addrs [2]string
+}
+
+func (r *rebinding) LookupNetIP(_ context.Context, _, _ string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	return []netip.Addr{netip.MustParseAddr(r.addrs[min(r.calls-1, 1)])}, nil
+}
+
+// TestOneLookup: the proxy looks a name up once per connection and dials
+// the address it judged, so a name that changes its answer between the
+// check and the dial cannot move the connection: here the second answer
+// is a loopback address where nothing listens.
+func TestOneLookup(t *testing.T) {
+	r := &rebinding{addrs: [2]string{"127.0.0.1", "127.0.0.2"}}
+	h := newHarness(t, policy(t, []string{"moving.test"}, nil, true), nil, r)
+	if code, body := h.get(t, fmt.Sprintf("http://moving.test:%d/", h.originPort)); code != 200 || !strings.Contains(body, "origin saw GET") {
+		t.Errorf("GET moving.test = %d %q", code, body)
+	}
+	if d := h.rec.last(t); d.Addr.Addr().String() != "127.0.0.1" {
+		t.Errorf("audited %+v, want the address 127.0.0.1", d)
+	}
+	if r.calls != 1 {
+		t.Errorf("%d lookups for one connection, want 1", r.calls)
+	}
+	code, _ := h.socks(t, "moving.test", h.originPort)
+	if r.calls != 2 || code != 5 {
+		t.Errorf("SOCKS5 after the name moved: reply %d after %d lookups, want 5 (refused) after 2", code, r.calls)
 	}
 }
