@@ -69,6 +69,9 @@ func TestGemini(t *testing.T) {
 	if !strings.Contains(installed, w.picket+" hook --agent gemini") || !strings.Contains(installed, `"timeout": 90000`) {
 		t.Fatalf("picket install gemini wrote no hook for %s:\n%s", w.picket, installed)
 	}
+	canary := "the canary write_file of " + filepath.Join(w.project, ".git", "hooks", "pre-commit") + " is blocked: picket: blocked write_file "
+	geminiDoctor(t, w, w.picket, 0, "Gemini CLI (gemini):\n  ok: user wiring in "+userSettings+"\n  ok: it runs this picket, "+w.picket+"\n  ok: "+canary,
+		"ok: Gemini CLI runs it: ", "picket doctor: no problems")
 	globalMemory := filepath.Join(w.geminiDir, "GEMINI.md")
 	// A person's own hook that rewrites every shell command (as token
 	// savers do), in the system settings: Gemini CLI runs it after
@@ -232,7 +235,8 @@ func TestGemini(t *testing.T) {
 
 // TestGeminiFailClosed: with picket's executable crashing, hanging past
 // the hook command's timeout, or missing, Gemini CLI's calls are still
-// blocked, file tools and shell alike. The hang uses the installed
+// blocked, file tools and shell alike, and picket doctor names the
+// problem. The hang uses the installed
 // wiring with its two timeouts shortened (3 s and 20 s), so the run does
 // not take Gemini CLI's 90.
 func TestGeminiFailClosed(t *testing.T) {
@@ -242,11 +246,11 @@ func TestGeminiFailClosed(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			w := newGeminiPicketWorld(t)
+			other := filepath.Join(w.base, "other", "picket")
+			writeFile(t, other, readFileString(t, w.picket))
+			os.Chmod(other, 0o755)
 			settings := filepath.Join(w.geminiDir, "settings.json")
 			wired := readFileString(t, settings)
-			wired = strings.ReplaceAll(wired, "KILL 85 ", "KILL 3 ")
-			wired = strings.ReplaceAll(wired, `"timeout": 90000`, `"timeout": 20000`)
-			writeFile(t, settings, wired)
 			canary := "canary-" + randomHex(t)
 			for _, f := range []string{"crash.txt", "hang.txt", "gone.txt"} {
 				writeFile(t, filepath.Join(w.project, f), canary+"\n")
@@ -264,6 +268,17 @@ func TestGeminiFailClosed(t *testing.T) {
 					ToolUse("read_file", map[string]any{"file_path": "hang.txt"}), geminiShell("cat hang.txt"),
 				}
 			}
+			// picket doctor (another copy of picket) names the problem.
+			if mode == "missing" {
+				geminiDoctor(t, w, other, 1, "it runs "+w.picket+", which is not there (no such file or directory): a stale install",
+					"picket did not judge it: picket: error: picket's hook failed, timed out or is missing (exit 127)")
+			} else {
+				geminiDoctor(t, w, other, 1, "it runs "+w.picket+", another picket than this one",
+					"picket did not judge it: picket: error: picket's hook failed, timed out or is missing (exit 139)")
+			}
+			wired = strings.ReplaceAll(wired, "KILL 85 ", "KILL 3 ")
+			wired = strings.ReplaceAll(wired, `"timeout": 90000`, `"timeout": 20000`)
+			writeFile(t, settings, wired)
 			model, err := StartGemini(append(script, Text("DONE")))
 			if err != nil {
 				t.Fatal(err)
@@ -283,5 +298,28 @@ func TestGeminiFailClosed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// geminiDoctor runs picket doctor (the picket at exe) in the world's
+// project and checks its exit status and that its output holds want.
+func geminiDoctor(t *testing.T, w *geminiPicketWorld, exe string, code int, want ...string) {
+	t.Helper()
+	cmd := exec.Command(exe, "doctor")
+	cmd.Dir, cmd.Env = w.project, w.env
+	b, err := cmd.CombinedOutput()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if got != code {
+		t.Errorf("picket doctor exited %d, want %d:\n%s", got, code, b)
+	}
+	for _, l := range want {
+		if !strings.Contains(string(b), l) {
+			t.Errorf("picket doctor's output lacks %q:\n%s", l, b)
+		}
 	}
 }
