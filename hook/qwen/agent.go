@@ -36,16 +36,28 @@ const Name = "qwen"
 
 // HookTimeout is the hook timeout install writes (Qwen Code counts
 // milliseconds; its default is 60 s). Qwen Code runs the call when a hook
-// outlives it, so everything below stays well inside: picket's own answer
-// (its 10 s deadline, moved past a prompt's 60 s and margins: about 90 s
-// at most) and timeout(1) of a picket that hangs ([WrapperTimeout], then
-// 10 s to kill it).
+// outlives it. It does as well when a PreToolUse hook has not answered
+// within [BusTimeout], whatever this says, so what bounds picket is the
+// hook command's timeout(1), well inside that.
 const HookTimeout = 150 * time.Second
 
+// BusTimeout is how long Qwen Code 0.15.10 waits for its PreToolUse
+// hooks' answer before it runs the call anyway: its message bus's
+// request timeout (60 s), which the hook timeout does not move
+// (TestQwenProbeSlowHook: a hook that blocks after 70 s, with a timeout
+// of 150 s, saw the call run).
+const BusTimeout = 60 * time.Second
+
 // WrapperTimeout is how long the hook command lets picket run before
-// timeout(1) ends it, which blocks the call: past picket's own longest
-// answer, short of [HookTimeout].
-const WrapperTimeout = 120 * time.Second
+// timeout(1) sends it TERM (a prompt on screen then denies; picket
+// otherwise ignores it), and KillAfter how long after that it kills it:
+// either blocks the call, and both together stay well short of
+// [BusTimeout]. picket's own deadline (10 s) answers first unless a
+// prompt is on screen: a prompt unanswered for WrapperTimeout blocks.
+const (
+	WrapperTimeout = 40 * time.Second
+	KillAfter      = 5 * time.Second
+)
 
 // projectDirEnv is the variable Qwen Code sets, in its hooks'
 // environment, to the session's directory (it sets GEMINI_PROJECT_DIR

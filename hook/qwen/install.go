@@ -144,7 +144,7 @@ func advise(o hook.InstallOptions, dir, tb string) {
 	}
 	o.Hint("with folder trust on (security.folderTrust.enabled), never mark a folder DO_NOT_TRUST if its own .qwen/settings.json holds picket's hooks; --bare runs Qwen Code with no hook at all")
 	if tb == "" {
-		o.Warn("no timeout(1) on PATH (coreutils): a picket that hangs past %s lets Qwen Code run the call", HookTimeout)
+		o.Warn("no timeout(1) on PATH (coreutils): a picket that hangs, or a prompt left on screen, past %s lets Qwen Code run the call", BusTimeout)
 	}
 	o.Hint("Qwen Code's shell commands are judged by their words, which is best effort: run Qwen Code in its own sandbox as well (qwen --sandbox, or tools.sandbox in settings.json); see docs/agents/qwen.md")
 }
@@ -336,9 +336,9 @@ Adds picket's hooks to Qwen Code's settings.json, keeping everything
 else, comments included: PreToolUse on the file tools, the shell and
 monitor (each call judged; a shell command by its words), PostToolUse on
 read_file, write_file and edit (the read-before-edit ledger). The hook
-command blocks the call whenever picket fails, hangs past two minutes or
-is missing (Qwen Code itself would run it), inside Qwen Code's hook
-timeout (150000 ms). Uninstall gives the file back as it was, or takes
+command blocks the call whenever picket fails, hangs past 40 s or is
+missing (Qwen Code itself would run it, and it runs a call whose
+PreToolUse hooks have not answered within 60 s, whatever their timeout). Uninstall gives the file back as it was, or takes
 picket's hooks out of it if it changed since.
 
 Qwen Code runs the user's hooks in every folder. A project's

@@ -53,7 +53,7 @@ func TestInstallUninstall(t *testing.T) {
 	if len(cmds) != 2 || !strings.Contains(cmds[0], "/opt/picket/bin/picket hook --agent qwen") || !strings.Contains(string(got), "audit-shell") || !strings.Contains(string(got), `"timeout": 150000`) {
 		t.Fatalf("installed settings:\n%s", got)
 	}
-	if timeoutBin(os.Getenv) != "" && !strings.Contains(cmds[0], " --foreground -k 10 120 ") {
+	if timeoutBin(os.Getenv) != "" && !strings.Contains(cmds[0], " --foreground -k 5 40 ") {
 		t.Errorf("the hook command does not bound picket with timeout(1): %s", cmds[0])
 	}
 	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {

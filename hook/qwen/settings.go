@@ -31,8 +31,8 @@ var (
 // HookCommand is the command Qwen Code runs (with bash -c) for the picket
 // at exe, under the timeout(1) at timeoutBin ("" for none). Qwen Code
 // runs the call when a hook exits 1, exits 2 without a reason, is
-// missing, is killed or outlives its timeout: timeout(1) ends a picket
-// that hangs well before Qwen Code's own timeout, and every exit of
+// missing, is killed or has not answered within 60 s: timeout(1) ends a
+// picket that hangs well before that ([BusTimeout]), and every exit of
 // picket but its own block (2, with its reason on stderr) becomes exit 2
 // with a reason, a block.
 //
@@ -48,7 +48,7 @@ func HookCommand(exe, timeoutBin string) string {
 func hookCommand(exe, timeoutBin string, seconds int) string {
 	run := hook.ShellQuote(exe) + hookArgs
 	if timeoutBin != "" {
-		run = hook.ShellQuote(timeoutBin) + " --foreground -k 10 " + strconv.Itoa(seconds) + " " + run
+		run = hook.ShellQuote(timeoutBin) + " --foreground -k " + strconv.Itoa(int(KillAfter.Seconds())) + " " + strconv.Itoa(seconds) + " " + run
 	}
 	return run + ` || { [ $? -eq 2 ] || echo "picket: error: the picket hook failed, timed out or is missing, so Qwen Code's call is blocked; run picket doctor" >&2; exit 2; }`
 }

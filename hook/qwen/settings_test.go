@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // qwenEnvVar is the pattern Qwen Code 0.15.10 replaces in every string of
@@ -158,5 +159,18 @@ func TestParseHookCommand(t *testing.T) {
 	}
 	if got := ParseHookCommand("echo hi"); got != "" {
 		t.Errorf("ParseHookCommand of another command = %q", got)
+	}
+}
+
+// TestWrapperInsideBus: timeout(1) ends a picket that hangs, TERM then
+// KILL, with room to spare before Qwen Code stops waiting for its
+// PreToolUse hooks and runs the call; the hook timeout install writes is
+// past both.
+func TestWrapperInsideBus(t *testing.T) {
+	if end := WrapperTimeout + KillAfter; end > BusTimeout-10*time.Second || end >= HookTimeout {
+		t.Errorf("timeout(1) ends picket after %s, want well inside Qwen Code's %s and the hook timeout %s", end, BusTimeout, HookTimeout)
+	}
+	if cmd := HookCommand("/p", "/usr/bin/timeout"); !strings.Contains(cmd, " --foreground -k 5 40 '/p' hook") && !strings.Contains(cmd, " --foreground -k 5 40 /p hook") {
+		t.Errorf("hook command %s", cmd)
 	}
 }
