@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/picketdev/picket/hook/agents"
+	"github.com/picketdev/picket/hook/doctor"
 )
 
 func main() {
@@ -87,6 +88,8 @@ func commandUsage(name string) string {
 		return logUsage
 	case "serve":
 		return serveUsage
+	case "doctor":
+		return doctor.Usage
 	}
 	if verb, agent, ok := strings.Cut(name, " "); ok && (verb == "install" || verb == "uninstall") {
 		if a := agents.Lookup(agent); a != nil {

@@ -170,3 +170,19 @@ func Write(w io.Writer, findings []Finding) (problems int) {
 	}
 	return problems
 }
+
+// Usage is picket doctor --help.
+const Usage = `Usage:
+  picket doctor
+
+Checks, for every agent picket knows, in the current project: where
+picket's wiring is (your settings and the project's), that it runs this
+picket (the same file or the same build), that a canary call handed to
+the installed hook as the agent would hand it (a write of the project's
+.git/hooks/pre-commit, which no policy allows) comes back blocked, and
+whether the agent runs the wiring at all (its trust, a plugin that never
+loaded). It runs no agent and writes nothing but the canary's audit line.
+
+Exit status: 0 with no problem, 1 with any (each says what to do), 2 for
+a usage error. See docs/doctor.md.
+`
