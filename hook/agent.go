@@ -214,13 +214,22 @@ type TrustState struct {
 // name.
 type ShellRun struct {
 	Exe, Session, Agent string
+	// GOOS is the operating system the command runs on ("" is
+	// runtime.GOOS): where picket run has no sandbox ([ShellSandboxed]),
+	// Line wraps nothing.
+	GOOS string
 }
 
 // Line is the command line that runs argv under picket run in the
 // working directory dir, every word quoted for a POSIX shell. It fails
 // when there is no picket executable to name, or a word holds a NUL
-// byte, which no command line can carry.
+// byte, which no command line can carry, and with ErrShellUnsandboxed
+// where picket run has no sandbox: there the pipeline leaves the
+// command as it was, since wrapped it would fail every time.
 func (r ShellRun) Line(dir string, argv ...string) (string, error) {
+	if !ShellSandboxed(r.GOOS) {
+		return "", ErrShellUnsandboxed
+	}
 	if !filepath.IsAbs(r.Exe) {
 		return "", fmt.Errorf("no picket executable to run the command under (got %q)", r.Exe)
 	}
@@ -284,6 +293,9 @@ type InstallOptions struct {
 	Env                       []string
 	// Dir is the working directory the project is found from.
 	Dir string
+	// GOOS is the operating system install wires the agent for (see
+	// [ShellSandboxed]); "" is runtime.GOOS.
+	GOOS string
 	// Stdout takes --print's output; Info, Warn and Hint tell the person
 	// what happened ("picket: …", "picket: warning: …", "picket: hint: …").
 	Stdout           io.Writer

@@ -52,6 +52,10 @@ type Pipeline struct {
 	// (see [Agent.Rewrite]); "" leaves none to run, and an agent's
 	// Rewrite then denies its shell calls.
 	Exe string
+	// GOOS is the operating system the agent runs on ("" is
+	// runtime.GOOS): where picket run has no sandbox ([ShellSandboxed]),
+	// shell commands are left as the model wrote them.
+	GOOS string
 }
 
 // AuditSink appends audit lines. A failure to write one never changes a
@@ -132,14 +136,18 @@ func (p *Pipeline) BeforeTool(call Call) Answer {
 
 // Rewrite is the answer to a call picket lets through: nothing, or for an
 // agent with a Rewrite the input it is to run the call with instead (a
-// shell command under picket run). A call the agent cannot rewrite is
+// shell command under picket run, except on a platform without the
+// sandbox, where it runs unfenced). A call the agent cannot rewrite is
 // denied, and the failure audited (loaded may be nil: the call was not
 // judged).
 func (p *Pipeline) Rewrite(loaded *decide.Loaded, call Call) Answer {
 	if p.Agent.Rewrite == nil {
 		return Answer{}
 	}
-	in, err := p.Agent.Rewrite(call, ShellRun{Exe: p.Exe, Session: call.Session, Agent: p.Agent.Name})
+	in, err := p.Agent.Rewrite(call, ShellRun{Exe: p.Exe, Session: call.Session, Agent: p.Agent.Name, GOOS: p.GOOS})
+	if errors.Is(err, ErrShellUnsandboxed) {
+		return Answer{} // no sandbox on this platform: unfenced, as install said
+	}
 	if err != nil {
 		p.Audit.Append(loaded, audit.Entry{Session: call.Session, Agent: call.Agent, Tool: call.Tool, Decision: "error", Reason: err.Error()})
 		return Answer{Deny: true, Reason: ErrorMessage(call.Tool, err)}

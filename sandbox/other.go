@@ -22,7 +22,7 @@ func Inner(args []string, stderr io.Writer) int {
 }
 
 // Probe reports nothing usable on this platform.
-func Probe(path, probe string) Status { return Status{} }
+func Probe(path, probe string) Status { return Status{Unsupported: runtime.GOOS} }
 
 // LandlockABI is 0: Landlock is Linux only.
 func LandlockABI() int { return 0 }

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 )
 
@@ -96,19 +98,49 @@ func probeUserNS(run func() error, pause func(time.Duration)) bool {
 	}
 }
 
+// Supported reports whether picket run can build its sandbox at all on
+// the operating system goos (a runtime.GOOS value): on Linux only, for
+// now (bubblewrap and Landlock; a Seatbelt backend for macOS is later
+// work). It is a plain value, so the decisions made on it (install
+// leaving Claude Code's shell prefix out, show saying so) are tested on
+// Linux too.
+func Supported(goos string) bool { return goos == "linux" }
+
+// ProbeOn is [Probe] as it comes out on the operating system goos (""
+// is runtime.GOOS): where the sandbox does not exist, a Status that says
+// so, without probing.
+func ProbeOn(goos, path, probe string) Status {
+	goos = cmp.Or(goos, runtime.GOOS)
+	if !Supported(goos) {
+		return Status{Unsupported: goos}
+	}
+	return Probe(path, probe)
+}
+
 // Status is what the sandbox can use on this machine.
 type Status struct {
-	Bwrap    string `json:"bwrap"`    // path, "" when missing
-	UserNS   bool   `json:"userns"`   // bubblewrap could create a user namespace
-	Landlock int    `json:"landlock"` // Landlock ABI version, 0 when unavailable
+	// Unsupported names the operating system when picket's sandbox does
+	// not exist for it (see [Supported]); "" on Linux.
+	Unsupported string `json:"unsupported,omitempty"`
+	Bwrap       string `json:"bwrap"`    // path, "" when missing
+	UserNS      bool   `json:"userns"`   // bubblewrap could create a user namespace
+	Landlock    int    `json:"landlock"` // Landlock ABI version, 0 when unavailable
 }
 
 // Works reports whether picket run can sandbox commands.
-func (s Status) Works() bool { return s.Bwrap != "" && s.UserNS }
+func (s Status) Works() bool { return s.Unsupported == "" && s.Bwrap != "" && s.UserNS }
+
+// UnsupportedLine says plainly what a platform without the sandbox means
+// for the agent's shell.
+func UnsupportedLine(goos string) string {
+	return fmt.Sprintf("shell sandbox unavailable: picket's shell sandbox needs Linux and this is %s, so shell commands are not fenced here (the file tools still are)", goos)
+}
 
 // String is one line for picket show and status footers.
 func (s Status) String() string {
 	switch {
+	case s.Unsupported != "":
+		return UnsupportedLine(s.Unsupported)
 	case s.Bwrap == "":
 		return "shell sandbox unavailable: bubblewrap is not installed (apt-get install bubblewrap)"
 	case !s.UserNS:

@@ -125,7 +125,7 @@ func installOptions(c *cli, exe string) (hook.InstallOptions, error) {
 		Exe: exePath, ExeGiven: exe != "",
 		Home: c.getenv("HOME"), StateDir: c.stateDir(),
 		ConfigDir: decide.Env{Home: c.home(), ConfigHome: c.getenv("XDG_CONFIG_HOME")}.UserConfigDir(),
-		Getenv:    c.getenv, Env: c.env, Dir: wd, Stdout: c.stdout,
+		Getenv:    c.getenv, Env: c.env, Dir: wd, Stdout: c.stdout, GOOS: c.goos,
 		Info: func(format string, args ...any) { fmt.Fprintf(c.stderr, "picket: %s\n", fmt.Sprintf(format, args...)) },
 		Warn: c.warnf, Hint: c.hintf,
 	}, nil

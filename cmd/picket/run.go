@@ -20,6 +20,7 @@ type cli struct {
 	// shellPrefix marks a run for Claude Code's CLAUDE_CODE_SHELL_PREFIX,
 	// where no one can add --unsandboxed.
 	shellPrefix bool
+	goos        string // the OS the shell sandbox is decided for; "": runtime.GOOS
 }
 
 // getenv returns the last value of key in c.env, as os.Getenv would.

@@ -106,7 +106,7 @@ func showOf(c *cli, loaded *decide.Loaded, st sandbox.Status) showOutput {
 // sandboxStatus probes the shell sandbox as picket run would: bubblewrap
 // in this PATH, and the user-namespace probe (or its override).
 func sandboxStatus(c *cli) sandbox.Status {
-	return sandbox.Probe(c.getenv("PATH"), c.getenv(sandbox.ProbeEnv))
+	return sandbox.ProbeOn(c.goos, c.getenv("PATH"), c.getenv(sandbox.ProbeEnv))
 }
 
 func fieldSources(spec decide.Spec) map[string]string {

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/picketdev/picket/internal/testenv"
 )
 
@@ -144,10 +142,7 @@ func setUp(t testing.TB, c Config) {
 	if err := os.WriteFile(hosts, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Mount(hosts, "/etc/hosts", "", unix.MS_BIND, ""); err != nil {
-		t.Fatalf("bind-mounting the test's hosts file: %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount("/etc/hosts", unix.MNT_DETACH) })
+	bindHosts(t, hosts)
 }
 
 func indent(b []byte) string {

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/picketdev/picket/hook"
-	"github.com/picketdev/picket/sandbox"
 )
 
 // install is the Agent's Install: picket's hooks, deny rules and shell
@@ -53,8 +53,18 @@ func apply(o hook.InstallOptions, name string) error {
 	opts.User = o.User
 	opts.Own = ownPaths(o)
 	record := recordOf(o.StateDir, path)
+	prefix := opts.ShellPrefix
+	fenced := hook.ShellSandboxed(o.GOOS)
 	if name == "install" {
 		opts.Stale = staleRules(record.load(), opts.DenyRules())
+		if !fenced {
+			// Every Bash command would exit 126: the prefix stays out, and
+			// an earlier install's comes out, unless the person set it.
+			opts.ShellPrefix = ""
+			if _, ok := record.read(); ok && !record.keptPrefix() {
+				opts.DropShellPrefix = wiringFor(cmp.Or(record.exe(), o.Exe)).ShellPrefix
+			}
+		}
 	}
 	if name == "uninstall" {
 		opts.Deny = record.load() // nil when install left no record: all of picket's
@@ -73,7 +83,7 @@ func apply(o hook.InstallOptions, name string) error {
 	keptPrefix := false
 	edit := func(b []byte) ([]byte, error) {
 		if name == "install" {
-			keptPrefix = record.load() == nil && !hooksIn(b, opts) && hasShellPrefix(b, opts.ShellPrefix)
+			keptPrefix = record.load() == nil && !hooksIn(b, opts) && hasShellPrefix(b, prefix)
 			missing, err := DenyMissing(b, opts)
 			if err != nil {
 				return nil, err
@@ -113,6 +123,9 @@ func apply(o hook.InstallOptions, name string) error {
 		o.Info("uninstall: nothing of picket's in %s", path)
 	case !changed:
 		o.Info("%s: %s already up to date", name, path)
+	case name == "install" && !fenced:
+		o.Info("installed picket's hooks and deny rules in %s", path)
+		o.Hint("restart Claude Code so it reads the new settings")
 	case name == "install":
 		o.Info("installed picket's hooks, deny rules and shell prefix in %s", path)
 		o.Hint("restart Claude Code so it reads the new settings")
@@ -123,21 +136,12 @@ func apply(o hook.InstallOptions, name string) error {
 		warnOtherHooks(o, path)
 	}
 	if name == "install" {
-		warnShellSandbox(o)
+		// The prefix never runs a command unfenced: without the sandbox
+		// every Bash command fails, and where there is none install left
+		// the prefix out.
+		o.WarnShellSandbox("Claude Code's Bash commands")
 	}
 	return nil
-}
-
-// warnShellSandbox says so when the shell sandbox cannot work here: then
-// every Bash command of Claude Code fails (the prefix never runs one
-// unfenced) until bubblewrap and user namespaces are there.
-func warnShellSandbox(o hook.InstallOptions) {
-	st := sandbox.Probe(o.Getenv("PATH"), o.Getenv(sandbox.ProbeEnv))
-	if st.Works() {
-		return
-	}
-	o.Warn("%s: Claude Code's Bash commands will fail (exit 126) until it works", st)
-	o.Hint("'picket run -- true' says what is missing and how to fix it")
 }
 
 func printSettings(o hook.InstallOptions, path string, edit func([]byte) ([]byte, error)) error {
@@ -418,8 +422,9 @@ const installHelp = `Usage:
 
 Adds picket's hooks (PreToolUse and PostToolUse on the file tools,
 SessionStart, SessionEnd), the mandatory write denies (as permissions.deny
-rules) and env.CLAUDE_CODE_SHELL_PREFIX (every Bash command then runs in
-picket's shell sandbox, see picket run) to Claude Code's settings, keeping
+rules) and, on Linux, env.CLAUDE_CODE_SHELL_PREFIX (every Bash command
+then runs in picket's shell sandbox, see picket run; elsewhere there is no
+sandbox and Bash runs unfenced) to Claude Code's settings, keeping
 everything else; uninstall removes them again.
 
   --project  <root>/.claude/settings.json, where root is $CLAUDE_PROJECT_DIR,

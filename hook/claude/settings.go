@@ -42,6 +42,11 @@ type Wiring struct {
 	// command, and every hook command, in picket's shell sandbox.
 	// Uninstall removes the variable only while it still holds this value.
 	ShellPrefix string
+	// DropShellPrefix, when set, is a shell prefix install takes out of
+	// env.CLAUDE_CODE_SHELL_PREFIX while it holds exactly this value: an
+	// earlier install's, on a platform where the prefix would fail every
+	// Bash command.
+	DropShellPrefix string
 	// Stale are deny rules an earlier install added that this one does not
 	// write (the Write(...) forms, an executable's old path): install
 	// takes them out.
@@ -363,6 +368,13 @@ func AddWiring(settings []byte, opts Wiring) ([]byte, error) {
 	}
 	if opts.ShellPrefix != "" {
 		c, err := setShellPrefix(&root, opts.ShellPrefix)
+		if err != nil {
+			return nil, err
+		}
+		changed = changed || c
+	}
+	if opts.DropShellPrefix != "" {
+		c, err := removeShellPrefix(&root, opts.DropShellPrefix)
 		if err != nil {
 			return nil, err
 		}

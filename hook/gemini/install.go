@@ -16,7 +16,6 @@ import (
 	"syscall"
 
 	"github.com/picketdev/picket/hook"
-	"github.com/picketdev/picket/sandbox"
 )
 
 // install is the Agent's Install: picket's hooks in Gemini CLI's
@@ -84,10 +83,7 @@ func advise(o hook.InstallOptions, dir string) {
 	if _, err := exec.LookPath("timeout"); err != nil {
 		o.Warn("no timeout command on PATH (coreutils): a picket that hangs past %s lets Gemini CLI run the call", HookTimeout)
 	}
-	if st := sandbox.Probe(o.Getenv("PATH"), o.Getenv(sandbox.ProbeEnv)); !st.Works() {
-		o.Warn("%s: Gemini CLI's shell commands will fail (exit 126) until it works", st)
-		o.Hint("'picket run -- true' says what is missing and how to fix it")
-	}
+	o.WarnShellSandbox("Gemini CLI's shell commands")
 }
 
 // uninstall is the Agent's Uninstall: the file as it was before install

@@ -48,7 +48,7 @@ const BASH_KEPT = "picket: bash and !cmd still run under picket run, which refus
 const DOWN = "picket: error: the picket sidecar is not running; file tools are blocked";
 /** Said once on stderr where there is no footer (pi -p) and bash runs unfenced. */
 const NO_SANDBOX =
-	"picket: warning: bash runs UNFENCED in this session: picket's shell sandbox cannot work here (bubblewrap missing or user namespaces off); file tools are still judged\n" +
+	"picket: warning: bash runs UNFENCED in this session: picket's shell sandbox cannot work here (it needs Linux, bubblewrap and user namespaces); file tools are still judged\n" +
 	"picket: hint: run 'picket show' to see why";
 
 const FOOTER = {
@@ -62,8 +62,8 @@ const FOOTER = {
 
 /**
  * What picket's status says of the shell sandbox: "works"; "unavailable"
- * (bubblewrap missing or user namespaces off: bash runs unfenced, the one
- * case it may); "unknown" (no status yet, or it failed: bash still runs
+ * (not Linux, bubblewrap missing or user namespaces off: bash runs
+ * unfenced, the one case it may); "unknown" (no status yet, or it failed: bash still runs
  * under picket run, which refuses or fences).
  */
 type Shell = "works" | "unavailable" | "unknown";

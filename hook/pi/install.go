@@ -74,6 +74,9 @@ func install(o hook.InstallOptions) error {
 	}
 	o.Info("installed picket's Pi extension in %s", file)
 	o.Hint("start Pi again (or run /reload in it) so it loads the extension")
+	// The extension asks picket's status whether to run bash under picket
+	// run: where there is no sandbox, bash runs unfenced.
+	o.ShellSandboxed("Pi's bash commands")
 	return nil
 }
 
