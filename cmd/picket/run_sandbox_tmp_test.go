@@ -53,7 +53,9 @@ func listenUnix(t *testing.T, path string) {
 // the rest of /tmp. The command starts in the workspace, its writes land
 // on the host, the workspace's .git stays protected, and the rest of /tmp
 // (a file and a unix socket planted beside the workspace) or /run stays
-// private, in every mode.
+// private, in every mode. A workspace below /var/tmp or a $TMPDIR
+// outside /tmp (directly or through a symlink) works the same, beside
+// what the host keeps there.
 func TestRunWorkspaceInTmp(t *testing.T) {
 	requireBwrap(t)
 	base := sandboxScratch(t)
@@ -77,13 +79,19 @@ func TestRunWorkspaceInTmp(t *testing.T) {
 		t.Cleanup(func() { os.RemoveAll(nb) })
 		write(t, filepath.Join(nb, "note"), "HOST-TMP")
 		listenUnix(t, filepath.Join(nb, "s.sock"))
-		private := "/tmp"
-		if strings.HasPrefix(ws, "/run/") {
+		private := "" // /var/tmp and $TMPDIR are the host's, shared
+		if strings.HasPrefix(ws, "/tmp/") {
+			private = "/tmp"
+		} else if strings.HasPrefix(ws, "/run/") {
 			private = "/run"
 		}
 		places = append(places, place{name: name, ws: ws, cwd: ws, private: private, neighbor: nb})
 	}
 	add("tmp", "/tmp")
+	add("var-tmp", "/var/tmp")
+	wd, _ := os.Getwd()
+	tmpdir := e2e.OwnTempDir(t, filepath.Join(filepath.Dir(filepath.Dir(wd)), ".cache", "tmpdir"))
+	add("tmpdir", tmpdir)
 	if dir := fmt.Sprintf("/run/user/%d", os.Getuid()); dirExists(dir) {
 		add("run-user", dir)
 	} else {
@@ -92,6 +100,9 @@ func TestRunWorkspaceInTmp(t *testing.T) {
 	link := filepath.Join(base, "link-to-tmp-ws")
 	symlink(t, places[0].ws, link)
 	places = append(places, place{name: "symlink", ws: places[0].ws, cwd: link, private: "/tmp", neighbor: places[0].neighbor})
+	link = filepath.Join(base, "link-to-tmpdir-ws")
+	symlink(t, places[2].ws, link)
+	places = append(places, place{name: "symlink-tmpdir", ws: places[2].ws, cwd: link, neighbor: places[2].neighbor})
 
 	for _, pl := range places {
 		for _, mode := range []string{"code", "code-strict", "read-only", "full"} {
@@ -115,7 +126,7 @@ func TestRunWorkspaceInTmp(t *testing.T) {
 					fmt.Sprintf(`env %s=connect %s %s/s.sock && echo "connected"`, helperEnv, bin, pl.neighbor),
 					"true",
 				}, "\n")
-				code, stdout, stderr := pk(t, bin, pl.cwd, sandboxEnv(home, pl.cwd), append(args, "--", "sh", "-c", script)...)
+				code, stdout, stderr := pk(t, bin, pl.cwd, sandboxEnv(home, pl.cwd, "TMPDIR="+tmpdir), append(args, "--", "sh", "-c", script)...)
 				if code != 0 {
 					t.Fatalf("picket run in %s exited %d:\n%s%s", pl.cwd, code, stdout, stderr)
 				}
@@ -128,6 +139,9 @@ func TestRunWorkspaceInTmp(t *testing.T) {
 					t.Errorf("write inside the workspace: said %v, host holds %q; want it to land: %v", wrote, got, writable)
 				}
 				for _, leak := range []string{"wrote hook", "SECRET-KEY", "HOST-TMP", "connected"} {
+					if pl.private == "" && (leak == "HOST-TMP" || leak == "connected") {
+						continue // beside the workspace in a shared temp dir: the host's
+					}
 					if strings.Contains(stdout, leak) {
 						t.Errorf("the sandbox let %q through in %s (private %s):\n%s", leak, pl.ws, pl.private, stdout)
 					}
