@@ -129,7 +129,17 @@ func (p Plan) ops() []op {
 	for _, s := range p.Structure {
 		add(s, rankStructure, "--bind", s, s)
 	}
+	hiddenFile := map[string]bool{}
+	for _, h := range p.Hide {
+		hiddenFile[h.Path] = !h.Dir
+	}
 	for _, q := range p.Protect {
+		if hiddenFile[q] {
+			// The empty file bound over it is read-only: a read-only bind
+			// beneath it would change nothing and cost bubblewrap a mount
+			// (it reads /proc/self/mountinfo again for every bind).
+			continue
+		}
 		add(q, rankProtect, "--ro-bind", q, q)
 	}
 	for _, h := range p.Hide {

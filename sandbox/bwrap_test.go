@@ -103,6 +103,29 @@ func TestOpsOrder(t *testing.T) {
 	}
 }
 
+// TestHiddenFileNotBoundBeneath: a protected file that is also hidden
+// gets only the empty file over it (read-only already), not a read-only
+// bind of itself beneath that: each bind costs bubblewrap a mount and a
+// read of /proc/self/mountinfo. A hidden directory keeps the protection
+// beneath it, and a protected file nothing hides keeps its bind.
+func TestHiddenFileNotBoundBeneath(t *testing.T) {
+	p := Plan{
+		Root: RootReadOnly, EmptyFile: "/s/hidden", Write: []string{"/w"},
+		Protect: []string{"/w/.env", "/w/.git/config", "/w/keys"},
+		Hide:    []Hidden{{Path: "/w/.env"}, {Path: "/w/keys", Dir: true}},
+	}
+	args := strings.Join(bwrapArgs(p, []string{"true"}), " ")
+	for _, want := range []string{"--ro-bind /s/hidden /w/.env", "--ro-bind /w/.git/config /w/.git/config",
+		"--ro-bind /w/keys /w/keys --perms 0000 --tmpfs /w/keys"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("bwrap args lack %q:\n%s", want, args)
+		}
+	}
+	if strings.Contains(args, "--ro-bind /w/.env /w/.env") {
+		t.Errorf("a hidden file is also bound read-only beneath the empty file:\n%s", args)
+	}
+}
+
 // TestThroughDirs: the workspace is bound through a private /tmp or /run
 // when it is strictly below one; the private directory itself, and a
 // working directory outside the workspace, never are.
