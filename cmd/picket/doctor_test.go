@@ -76,7 +76,7 @@ func (w *doctorWorld) doctor(what string, wantCode int, want ...string) {
 
 // TestDoctor: picket doctor on a working install of Claude Code, Pi and
 // Codex (every canary blocked, Codex's trust, its best-effort shell), on
-// an untrusted Codex hook, on a stale executable path and on an install
+// Claude Code's hooks turned off, on an untrusted Codex hook, on a stale executable path and on an install
 // of a program that is not picket (a hook that lets everything through),
 // and on an install removed again.
 func TestDoctor(t *testing.T) {
@@ -95,9 +95,15 @@ func TestDoctor(t *testing.T) {
 		"Claude Code (claude):\n  ok: project wiring in PROJECT/.claude/settings.json\n  ok: it runs this picket, BIN\n  ok: the canary Write of "+canary+"Write PROJECT/.git/hooks/pre-commit\n",
 		"Pi (pi):\n  ok: user wiring in HOME/.pi/agent/extensions/picket/index.ts\n  ok: it runs this picket, BIN\n  ok: the canary write of "+canary+"write",
 		"Codex (codex):\n  ok: user wiring in HOME/.codex/hooks.json\n  ok: it runs this picket, BIN\n  ok: the canary apply_patch of "+canary+"apply_patch",
+		"ok: Claude Code runs it: no settings turn hooks off",
 		"ok: Codex runs it: picket's hook in HOME/.codex/hooks.json is trusted",
 		"note: Codex's shell commands are judged by their words before they run, which is best effort",
 		"picket doctor: no problems")
+
+	local := filepath.Join(w.project, ".claude", "settings.local.json")
+	os.WriteFile(local, []byte(`{"disableAllHooks": true}`), 0o644)
+	w.doctor("Claude Code's hooks turned off", 1, "problem: Claude Code does not run it: disableAllHooks is true in "+local)
+	os.Remove(local)
 
 	w.must("uninstall", "codex")
 	w.must("install", "codex")

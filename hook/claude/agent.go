@@ -32,6 +32,7 @@ var Agent = hook.Agent{
 	Decode:        decode,
 	Hook:          &hook.CommandHook{Timeout: HookTimeout * time.Second},
 	Reply:         reply,
+	Trust:         trust,
 	Wired:         wired,
 	Canary:        canary,
 	ConfigPaths:   configPaths,
