@@ -86,3 +86,22 @@ func TestInstallClaudeWithoutSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallClaudeIgnoredTmpDir: Claude Code writes its cwd file after
+// every Bash command in its temp dir; where that is a TMPDIR picket does
+// not take (below /var/lib, as some CI runners set it), the sandbox keeps
+// it read-only and every Bash command ends in an error. install says so;
+// with a TMPDIR picket takes, or none, it says nothing of it.
+func TestInstallClaudeIgnoredTmpDir(t *testing.T) {
+	const exe = "/opt/picket/picket"
+	mine := t.TempDir()
+	for tmpdir, warn := range map[string]bool{"/var/lib": true, "": false, "/tmp": false, mine: false} {
+		project, home := t.TempDir(), t.TempDir()
+		env := []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "CLAUDE_PROJECT_DIR=" + project, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmpdir}
+		r := runOn("linux", env, "install", "claude", "--exe", exe)
+		want := "picket: warning: Claude Code writes its cwd file after every Bash command in its temp dir /var/lib, which picket does not take as a temp dir (/var/lib is in /var, a system directory), so the shell sandbox keeps it read-only and every Bash command will end in an error"
+		if r.code != 0 || strings.Contains(r.stderr, want) != warn || !warn && strings.Contains(r.stderr, "cwd file") {
+			t.Errorf("install with TMPDIR=%q: exit %d, said:\n%s\nwant the warning: %v", tmpdir, r.code, r.stderr, warn)
+		}
+	}
+}

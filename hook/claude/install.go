@@ -140,6 +140,9 @@ func apply(o hook.InstallOptions, name string) error {
 		// every Bash command fails, and where there is none install left
 		// the prefix out.
 		o.WarnShellSandbox("Claude Code's Bash commands")
+		if w := IgnoredTmpDir(o.Getenv); w != "" && fenced {
+			o.Warn("%s", w)
+		}
 	}
 	return nil
 }

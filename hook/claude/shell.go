@@ -59,14 +59,36 @@ func snapshots(getenv func(string) string) string {
 // Node's os.tmpdir(), TMPDIR (else TMP, else TEMP) without a trailing
 // slash. It is bound through only where picket takes it as a temp dir
 // (decide.SystemTempDir), else "": a TMPDIR of /etc gets no file made in
-// it, and Claude Code then loses track of the cwd.
+// it, and every Bash command then ends in an error, since the shell
+// cannot write the cwd file ([IgnoredTmpDir] warns at install).
 func tmpDir(getenv func(string) string) string {
-	dir := cmp.Or(getenv("TMPDIR"), getenv("TMP"), getenv("TEMP"))
-	if len(dir) > 1 {
-		dir = strings.TrimSuffix(dir, "/")
-	}
-	if dir == "" || dir == "/tmp" || decide.SystemTempDir(dir, getenv("HOME"), os.Getuid()).Ignored != "" {
+	dir, why := nodeTmpDir(getenv)
+	if why != "" {
 		return ""
 	}
 	return dir
+}
+
+// nodeTmpDir is Node's os.tmpdir() when it is not /tmp, and why picket
+// does not take it as a temp dir ("" when it does, or when it is /tmp).
+func nodeTmpDir(getenv func(string) string) (dir, why string) {
+	dir = cmp.Or(getenv("TMPDIR"), getenv("TMP"), getenv("TEMP"))
+	if len(dir) > 1 {
+		dir = strings.TrimSuffix(dir, "/")
+	}
+	if dir == "" || dir == "/tmp" {
+		return "", ""
+	}
+	return dir, decide.SystemTempDir(dir, getenv("HOME"), os.Getuid()).Why
+}
+
+// IgnoredTmpDir says, when Claude Code would write its cwd file in a temp
+// dir picket does not take (a TMPDIR below /var/lib, say), that every
+// Bash command will end in an error there and what to do; "" otherwise.
+func IgnoredTmpDir(getenv func(string) string) string {
+	dir, why := nodeTmpDir(getenv)
+	if why == "" {
+		return ""
+	}
+	return "Claude Code writes its cwd file after every Bash command in its temp dir " + dir + ", which picket does not take as a temp dir (" + why + "), so the shell sandbox keeps it read-only and every Bash command will end in an error; unset TMPDIR, or set it to a directory of yours outside the system trees"
 }
