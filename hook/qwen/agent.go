@@ -92,7 +92,9 @@ var Agent = hook.Agent{
 // (hooks, disableAllHooks, MCP servers, the sandbox), its trust store,
 // the .env it loads into its environment (which may move QWEN_HOME), the
 // user-wide QWEN.md, its skills, sub-agents, commands and extensions,
-// and the project's whole .qwen. The files hooks hang on are spelled
+// and the project's whole .qwen; and ~/.env, from which Qwen Code takes
+// QWEN_HOME when the environment has none, which would move all of the
+// above where no deny is. The files hooks hang on are spelled
 // literally, so the shell sandbox protects them while they do not exist;
 // the rarer ones as globs. A QWEN_HOME other than ~/.qwen is not
 // covered: see docs/agents/qwen.md.
@@ -100,5 +102,5 @@ var configPaths = []string{
 	"~/.qwen/settings.json", "~/.qwen/trustedFolders.json", "~/.qwen/.en[v]",
 	"~/.qwen/QWEN.m[d]", "~/.qwen/skill[s]", "~/.qwen/agent[s]", "~/.qwen/command[s]",
 	"~/.qwen/extension[s]", "~/.qwen/output-style[s]",
-	".qwen",
+	".qwen", "~/.en[v]",
 }

@@ -143,6 +143,10 @@ func advise(o hook.InstallOptions, dir, tb string) {
 		}
 	}
 	o.Hint("with folder trust on (security.folderTrust.enabled), never mark a folder DO_NOT_TRUST if its own .qwen/settings.json holds picket's hooks; --bare runs Qwen Code with no hook at all")
+	if qh, err := qwenHome(o.Home, o.Getenv); err == nil && o.Home != "" && realPath(qh) != realPath(filepath.Join(o.Home, ".qwen")) {
+		o.Warn("QWEN_HOME moves Qwen Code's settings to %s, outside the mandatory write denies (~/.qwen): an agent could write them and turn picket's hooks off", qh)
+		o.Hint(`add %q to filesystem.denyWrite in your policy`, qh)
+	}
 	if tb == "" {
 		o.Warn("no timeout(1) on PATH (coreutils): a picket that hangs, or a prompt left on screen, past %s lets Qwen Code run the call", BusTimeout)
 	}

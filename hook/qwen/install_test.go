@@ -146,3 +146,23 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// TestInstallQwenHome: with QWEN_HOME set, install writes there and says
+// that the mandatory write denies do not reach it.
+func TestInstallQwenHome(t *testing.T) {
+	w := newWorld(t)
+	qh := filepath.Join(filepath.Dir(w.home), "qwen-home")
+	w.env["QWEN_HOME"] = qh
+	var warned []string
+	o := w.opts(false)
+	o.Warn = func(f string, a ...any) { warned = append(warned, f) }
+	if err := install(o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(qh, "settings.json")); err != nil {
+		t.Errorf("install did not write $QWEN_HOME/settings.json: %v", err)
+	}
+	if !strings.Contains(strings.Join(warned, "\n"), "QWEN_HOME moves") {
+		t.Errorf("install said nothing of QWEN_HOME: %q", warned)
+	}
+}
