@@ -261,7 +261,10 @@ func TestGeminiFailClosed(t *testing.T) {
 				script = []Turn{ToolUse("read_file", map[string]any{"file_path": "gone.txt"}), geminiShell("cat gone.txt")}
 			} else {
 				// The stand-in crashes on one file, hangs on the other.
-				writeFile(t, w.picket, "#!/bin/sh\ncase $(cat) in\n*hang.txt*) exec sleep 600 ;;\n*) kill -SEGV $$ ;;\nesac\n")
+				// It lets the prompt through (BeforeAgent), which a
+				// broken picket would block as a whole (see
+				// TestGeminiStartContext), so that each call is seen.
+				writeFile(t, w.picket, "#!/bin/sh\ncase $(cat) in\n*'\"BeforeAgent\"'*) exit 0 ;;\n*hang.txt*) exec sleep 600 ;;\n*) kill -SEGV $$ ;;\nesac\n")
 				os.Chmod(w.picket, 0o755)
 				script = []Turn{
 					ToolUse("read_file", map[string]any{"file_path": "crash.txt"}), geminiShell("cat crash.txt"),
@@ -275,6 +278,12 @@ func TestGeminiFailClosed(t *testing.T) {
 			} else {
 				geminiDoctor(t, w, other, 1, "it runs "+w.picket+", another picket than this one",
 					"picket did not judge it: picket: error: picket's hook failed, timed out or is missing (exit 139)")
+			}
+			if mode == "missing" {
+				// picket goes once the prompt is through (BeforeAgent):
+				// uninstalled in the middle of a session.
+				writeFile(t, w.picket, "#!/bin/sh\ncase $(cat) in\n*'\"BeforeAgent\"'*) rm -f \"$0\" ;;\nesac\nexit 0\n")
+				os.Chmod(w.picket, 0o755)
 			}
 			wired = strings.ReplaceAll(wired, "KILL 85 ", "KILL 3 ")
 			wired = strings.ReplaceAll(wired, `"timeout": 90000`, `"timeout": 20000`)
@@ -321,5 +330,47 @@ func geminiDoctor(t *testing.T, w *geminiPicketWorld, exe string, code int, want
 		if !strings.Contains(string(b), l) {
 			t.Errorf("picket doctor's output lacks %q:\n%s", l, b)
 		}
+	}
+}
+
+// TestGeminiStartContext: a GEMINI.md that imports the .env (one a shell
+// command wrote in an earlier session: the workspace is writable) is
+// loaded by Gemini CLI when the session starts, without a tool call.
+// picket's BeforeAgent hook judges it before the prompt reaches the
+// model: the prompt is blocked, and no request carries the secret. With
+// picket's executable missing, every prompt is blocked.
+func TestGeminiStartContext(t *testing.T) {
+	t.Parallel()
+	gemini, _ := AgentBinary(t, "gemini")
+	w := newGeminiPicketWorld(t)
+	writeFile(t, filepath.Join(w.project, "GEMINI.md"), "project notes\n@.env.local\n")
+	model, err := StartGemini([]Turn{Text("DONE")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	stdout, stderr, _ := w.run(t, w.project, []string{"GOOGLE_GEMINI_BASE_URL=" + model.URL}, gemini, geminiArgs()...)
+	for i, r := range model.Requests() {
+		if bytes.Contains(r.Body, []byte(w.secret)) {
+			t.Errorf("request %d (%s) carries the .env secret to the model", i, r.Path)
+		}
+	}
+	if out := string(stdout) + string(stderr); !strings.Contains(out, "picket: blocked BeforeAgent "+filepath.Join(w.project, "GEMINI.md")) {
+		t.Errorf("gemini -p did not say picket blocked the prompt:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	t.Logf("%d requests", len(model.Requests()))
+
+	// With picket's executable gone, the hook command blocks every
+	// prompt before it reaches the model.
+	os.Remove(filepath.Join(w.project, "GEMINI.md"))
+	os.Remove(w.picket)
+	model2, err := StartGemini([]Turn{ToolUse("read_file", map[string]any{"file_path": ".env.local"}), Text("DONE")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model2.Close()
+	stdout, stderr, _ = w.run(t, w.project, []string{"GOOGLE_GEMINI_BASE_URL=" + model2.URL}, gemini, geminiArgs()...)
+	if n := len(model2.Requests()); n != 0 || !strings.Contains(string(stdout)+string(stderr), "picket: error: picket's hook failed, timed out or is missing (exit 127)") {
+		t.Errorf("with picket missing: %d requests, and gemini -p said:\nstdout:\n%s\nstderr:\n%s", n, stdout, stderr)
 	}
 }

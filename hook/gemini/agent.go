@@ -1,9 +1,9 @@
 // Package gemini is picket's knowledge of Gemini CLI: its hook events
-// (BeforeTool, AfterTool, SessionStart, SessionEnd) and answers, the
-// paths its file tools touch as Gemini CLI resolves them, the context
-// files (GEMINI.md) it loads by itself, the rewrite that runs its shell
-// commands under picket run, its settings and trust store, and the
-// configuration of its own that no agent may write.
+// (BeforeTool, BeforeAgent, AfterTool, SessionStart, SessionEnd) and
+// answers, the paths its file tools touch as Gemini CLI resolves them,
+// the context files (GEMINI.md) it loads by itself, the rewrite that
+// runs its shell commands under picket run, its settings and trust
+// store, and the configuration of its own that no agent may write.
 //
 // Gemini CLI runs a call whose hook fails (exit 1, a silent exit 3 or
 // more, a timeout, a signal, bad JSON). The command install writes turns

@@ -16,6 +16,11 @@ const (
 	EventAfterTool    = "AfterTool"
 	EventSessionStart = "SessionStart"
 	EventSessionEnd   = "SessionEnd"
+	// EventBeforeAgent comes before each prompt of the person's reaches
+	// the model, with the context files Gemini CLI loaded when the
+	// session started (and reloads on /memory refresh) in its system
+	// instruction: picket judges those files as the reads they are.
+	EventBeforeAgent = "BeforeAgent"
 )
 
 // Event is one Gemini CLI hook event, with the fields picket reads.
@@ -103,6 +108,9 @@ func decode(b []byte) (hook.Event, error) {
 		out.Kind = hook.SessionStart
 	case EventSessionEnd:
 		out.Kind = hook.SessionEnd
+	case EventBeforeAgent:
+		// The prompt itself is the person's: not kept, not judged.
+		out.Kind, out.Call.Tool, out.Call.Input = hook.BeforeTool, toolStartContext, map[string]json.RawMessage{}
 	}
 	return out, nil
 }

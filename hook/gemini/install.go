@@ -55,7 +55,7 @@ func install(o hook.InstallOptions) error {
 	if err := rec.installed(old, wired, o.Exe, created); err != nil {
 		o.Warn("could not record what install changed in %s (uninstall will take picket's hooks out, but cannot give the file back byte for byte): %v", path, err)
 	}
-	o.Info("installed picket's hooks (BeforeTool, AfterTool, SessionStart, SessionEnd) in %s", path)
+	o.Info("installed picket's hooks (BeforeTool, BeforeAgent, AfterTool, SessionStart, SessionEnd) in %s", path)
 	advise(o, dir)
 	o.Hint("restart Gemini CLI so it reads the new settings")
 	return nil
@@ -321,8 +321,10 @@ const installHelp = `Usage:
 Adds picket's hooks to Gemini CLI's settings, keeping everything else,
 comments included: BeforeTool on the file tools and the shell (file tools
 are judged; shell commands are rewritten to run under picket run, in
-picket's shell sandbox), AfterTool on read_file, write_file and replace
-(the read-before-edit ledger), SessionStart and SessionEnd. The hook
+picket's shell sandbox), BeforeAgent (the context files Gemini CLI
+loaded at start, judged before each prompt reaches the model), AfterTool
+on read_file, write_file and replace (the read-before-edit ledger),
+SessionStart and SessionEnd. The hook
 command blocks the call whenever picket fails, hangs or is missing, with
 a timeout of its own below Gemini CLI's (90000 ms). Uninstall gives the
 file back as it was, or takes picket's hooks out of it if it changed.

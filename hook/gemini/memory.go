@@ -40,7 +40,37 @@ const (
 )
 
 // loadingTools are the tools after which Gemini CLI loads context files.
-var loadingTools = []string{toolRead, toolWrite, toolEdit, toolList, toolReadMany}
+var loadingTools = []string{toolRead, toolWrite, toolEdit, toolList, toolReadMany, toolStartContext}
+
+// startContextTargets are the project's context files Gemini CLI loads
+// when a session starts in root: those of root and of each directory
+// above it up to the git root (root itself without one), short of its
+// own ~/.gemini. Each is a read, and [loads] judges what it imports.
+// With none, there is nothing to judge.
+func startContextTargets(root string) ([]hook.Target, error) {
+	home := os.Getenv("HOME")
+	names := contextNames(home, root, os.Getenv)
+	ceiling := root
+	if top := decide.GitTop(root); top != "" {
+		ceiling = top
+	}
+	stop := filepath.Join(geminiHome(home, os.Getenv), ".gemini")
+	var out []hook.Target
+	for dir := root; dir != stop; dir = filepath.Dir(dir) {
+		for _, n := range names {
+			if f := filepath.Join(dir, n); exists(f) {
+				out = append(out, hook.Target{Access: decide.Read, Path: f, Size: -1})
+			}
+		}
+		if dir == ceiling || dir == "/" {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, hook.ErrNotJudged
+	}
+	return out, nil
+}
 
 // loads is the Agent's Loads.
 func loads(p decide.Policy, c hook.Call, t hook.Target, d decide.Decision) (decide.Decision, bool) {

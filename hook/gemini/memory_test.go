@@ -101,3 +101,55 @@ func TestImports(t *testing.T) {
 		}
 	}
 }
+
+// TestStartContext: before a prompt reaches the model (BeforeAgent), the
+// context files Gemini CLI loaded when the session started are judged as
+// reads with what they import: one that imports .env (written by a
+// shell command in an earlier session) denies the prompt; clean ones,
+// or none, let it through.
+func TestStartContext(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	sub := filepath.Join(ws, "sub")
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET"), 0o644)
+	t.Setenv("HOME", filepath.Join(ws, "home"))
+	t.Setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", filepath.Join(ws, "none.json"))
+	p := decide.MustCompile(decide.Spec{Root: ws, Home: filepath.Join(ws, "home"), Mode: decide.WorkspaceWrite,
+		AllowWrite: decide.Rules("test", "."), Blocklist: decide.Rules("test", ".env")})
+	ev, err := decode([]byte(`{"session_id":"s","transcript_path":"","cwd":"` + sub + `","hook_event_name":"BeforeAgent","timestamp":"t","prompt":"hello"}`))
+	if err != nil || ev.Kind != hook.BeforeTool || ev.Call.Tool != toolStartContext || len(ev.Call.Input) != 0 {
+		t.Fatalf("BeforeAgent decoded as %+v, %v", ev, err)
+	}
+	judge := func() (decide.Decision, error) {
+		ts, err := targets(ev.Call)
+		if err != nil {
+			return decide.Decision{Allow: true}, err
+		}
+		return Agent.Judge(p, ev.Call, ts, hook.Ledger{})
+	}
+	if _, err := judge(); err != hook.ErrNotJudged {
+		t.Errorf("no context file: %v, want nothing to judge", err)
+	}
+	for _, tt := range []struct {
+		file, text string
+		denied     bool
+	}{
+		{"sub/GEMINI.md", "rules\n", false},
+		{"GEMINI.md", "see @.env\n", true},     // above the session's directory, up to the git root
+		{"GEMINI.md", "see @./sub/x\n", false}, // a file that is not there
+		{"sub/GEMINI.md", "@../.env", true},
+	} {
+		os.WriteFile(filepath.Join(ws, tt.file), []byte(tt.text), 0o644)
+		d, err := judge()
+		if err != nil || d.Allow == tt.denied || tt.denied && !strings.Contains(d.Reason, "context file") {
+			t.Errorf("%s holding %q: allow %v (%s), %v; want denied %v", tt.file, tt.text, d.Allow, d.Reason, err, tt.denied)
+		}
+	}
+	os.Remove(filepath.Join(ws, "sub", "GEMINI.md"))
+	os.Remove(filepath.Join(ws, "GEMINI.md"))
+	os.Symlink(".env", filepath.Join(ws, "GEMINI.md"))
+	if d, err := judge(); err != nil || d.Allow {
+		t.Errorf("GEMINI.md a link to .env: allow %v, %v", d.Allow, err)
+	}
+}

@@ -25,6 +25,9 @@ const (
 	toolReadMany = "read_many_files"
 	toolShell    = "run_shell_command"
 	maxReadGlobs = 64
+	// toolStartContext is the call picket makes of a BeforeAgent event:
+	// the context files Gemini CLI loaded at the session's start, read.
+	toolStartContext = EventBeforeAgent
 )
 
 // fileTools are the tools Targets judges.
@@ -34,12 +37,15 @@ var fileTools = []string{toolRead, toolWrite, toolEdit, toolList, toolGlob, tool
 // the hook's cwd (the directory Gemini CLI runs in, which is also
 // GEMINI_PROJECT_DIR).
 func targets(c hook.Call) ([]hook.Target, error) {
-	if !slices.Contains(fileTools, c.Tool) {
+	if !slices.Contains(fileTools, c.Tool) && c.Tool != toolStartContext {
 		return nil, hook.ErrNotJudged
 	}
 	root := c.Dir()
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("event cwd %q is not an absolute path", root)
+	}
+	if c.Tool == toolStartContext {
+		return startContextTargets(root)
 	}
 	switch c.Tool {
 	case toolRead:

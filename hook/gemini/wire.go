@@ -77,6 +77,7 @@ type hookGroup struct {
 // they are written.
 var events = []struct{ name, matcher string }{
 	{EventBeforeTool, BeforeMatcher},
+	{EventBeforeAgent, ""},
 	{EventAfterTool, AfterMatcher},
 	// A session event's matcher is compared with its trigger as a
 	// string: none matches every trigger.

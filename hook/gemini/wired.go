@@ -72,6 +72,7 @@ func wiringsIn(b []byte, path string) ([]hook.Wiring, error) {
 	}
 	var out []hook.Wiring
 	others := 0
+	has := map[string]bool{}
 	for event, raw := range s.Hooks {
 		var groups []hookGroup
 		if json.Unmarshal(raw, &groups) != nil {
@@ -82,6 +83,7 @@ func wiringsIn(b []byte, path string) ([]hook.Wiring, error) {
 				if !isPicketHook(h.Name, h.Command) {
 					continue
 				}
+				has[event] = true
 				if event != EventBeforeTool {
 					others++
 					continue
@@ -103,6 +105,11 @@ func wiringsIn(b []byte, path string) ([]hook.Wiring, error) {
 	}
 	if len(out) == 0 && others > 0 {
 		return nil, fmt.Errorf("%s holds picket's hooks without the BeforeTool one, which judges every call", path)
+	}
+	for _, e := range events {
+		if len(out) > 0 && !has[e.name] {
+			return nil, fmt.Errorf("%s holds no %s hook of picket's, which install writes (an older install?)", path, e.name)
+		}
 	}
 	return out, nil
 }

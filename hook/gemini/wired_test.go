@@ -51,6 +51,7 @@ func TestWired(t *testing.T) {
 		{"parallel", `"sequential": true,`, ``, "not sequential"},
 		{"command", `KILL 85`, `KILL 850`, "not the one install writes"},
 		{"no BeforeTool", `"BeforeTool"`, `"BeforeModel"`, "without the BeforeTool one"},
+		{"no BeforeAgent", `"BeforeAgent"`, `"AfterModel"`, "no BeforeAgent hook of picket's"},
 	} {
 		edited := strings.Replace(string(wiredFile), tt.from, tt.to, 1)
 		if edited == string(wiredFile) {
