@@ -137,7 +137,7 @@ func parseLogArgs(c *cli, args []string, now time.Time) (o logOptions, code int,
 		return o, 2, false
 	}
 	if *since != "" {
-		t, err := parseSince(*since, now)
+		t, err := audit.ParseSince(*since, now)
 		if err != nil {
 			c.errorf("%v", err)
 			c.hintf("--since 1h, --since 2d or --since 2026-05-01T00:00:00Z")
@@ -149,23 +149,6 @@ func parseLogArgs(c *cli, args []string, now time.Time) (o logOptions, code int,
 		o.file = auditPath(c)
 	}
 	return o, 0, true
-}
-
-// parseSince reads a duration back from now (Go's units plus "d" for days)
-// or an RFC 3339 time.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 {
-			return now.Add(-time.Duration(n * float64(24*time.Hour))), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("invalid --since %q: want a duration such as 1h or an RFC 3339 time", s)
 }
 
 // logColor colours only a terminal, and never with NO_COLOR set
