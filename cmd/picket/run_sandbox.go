@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
+	"path/filepath"
 	"strings"
 
 	"github.com/picketdev/picket/audit"
@@ -42,6 +44,7 @@ func runRun(c *cli, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	cwd := fs.String("cwd", "", "working directory of the command")
+	root := fs.String("root", "", "the session's directory, whose policy fences the command wherever --cwd is")
 	config := fs.String("config", "", "policy file to use instead of discovery")
 	session := fs.String("session", "", "agent session id, for the audit log")
 	agent := fs.String("agent", "", "the agent whose command this is, for the audit log (claude under Claude Code's shell prefix)")
@@ -59,17 +62,18 @@ func runRun(c *cli, args []string) int {
 		c.hintf("picket run -- sh -c 'make test'")
 		return 2
 	}
-	switch decide.Mode(*mode) {
-	case "", decide.ReadOnly, decide.WorkspaceWrite, decide.Full:
-	default:
-		c.errorf("unknown mode %q (want read-only, workspace-write or full)", *mode)
+	if _, err := decide.ParseMode(*mode); err != nil {
+		c.errorf("%v", err)
 		return 2
 	}
 	if *agent == "" && c.shellPrefix {
 		*agent = "claude"
 	}
 	recoverQuarantine(c)
-	loaded, err := c.loadPolicy(*cwd, *config)
+	loaded, err := c.loadPolicy(cmp.Or(*root, *cwd), *config)
+	if err == nil && *root != "" { // the model chose where it runs (opencode's workdir), not its policy
+		loaded.Env.Cwd, err = filepath.Abs(cmp.Or(*cwd, *root))
+	}
 	if err != nil {
 		c.errorf("%v", err)
 		var sw *hook.SandboxWrittenError
