@@ -21,6 +21,7 @@ var credentials = []string{
 	"~/.claude/.credentials.json",
 	"~/.pi/agent/auth.json",
 	"~/.codex/auth.json",
+	"~/.local/share/opencode/auth.json",
 }
 
 // checkCredentials warns when the resolved policy lets agents read a

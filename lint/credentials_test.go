@@ -30,10 +30,10 @@ func TestCredentialsOpen(t *testing.T) {
 		{name: "extends @base without one", src: `{"extends":"@base"}`},
 		{name: "read-only template", src: `{"extends":"read-only"}`},
 		{name: "agent-safe template", src: `{"extends":"agent-safe"}`},
-		{name: "own denies", src: `{"filesystem":{"denyRead":["~/.ssh","~/.aws","~/.config/gcloud","~/.kube","~/.netrc","~/.git-credentials","~/.gnupg","~/.claude/.credentials.json","~/.pi/agent/auth.json","~/.codex/auth.json"]}}`},
+		{name: "own denies", src: `{"filesystem":{"denyRead":["~/.ssh","~/.aws","~/.config/gcloud","~/.kube","~/.netrc","~/.git-credentials","~/.gnupg","~/.claude/.credentials.json","~/.pi/agent/auth.json","~/.codex/auth.json","~/.local/share/opencode/auth.json"]}}`},
 		{name: "own denies without the agents' tokens", src: `{"filesystem":{"denyRead":["~/.ssh","~/.aws","~/.config/gcloud","~/.kube","~/.netrc","~/.git-credentials","~/.gnupg"]}}`, want: []string{"~/.claude/.credentials.json"}},
 		{name: "default deny read", src: `{"filesystem":{"defaultDenyRead":true,"allowRead":["."]}}`},
-		{name: "one left open", src: `{"filesystem":{"denyRead":["~/.ssh","~/.aws","~/.config/gcloud","~/.kube","~/.git-credentials","~/.gnupg","~/.claude","~/.pi","~/.codex"]}}`, want: []string{"~/.netrc"}},
+		{name: "one left open", src: `{"filesystem":{"denyRead":["~/.ssh","~/.aws","~/.config/gcloud","~/.kube","~/.git-credentials","~/.gnupg","~/.claude","~/.pi","~/.codex","~/.local/share/opencode"]}}`, want: []string{"~/.netrc"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
