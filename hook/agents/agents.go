@@ -9,6 +9,7 @@ import (
 	"github.com/picketdev/picket/hook/claude"
 	"github.com/picketdev/picket/hook/codex"
 	"github.com/picketdev/picket/hook/gemini"
+	"github.com/picketdev/picket/hook/opencode"
 	"github.com/picketdev/picket/hook/pi"
 	"github.com/picketdev/picket/hook/qwen"
 )
@@ -20,6 +21,7 @@ var All = []*hook.Agent{
 	&codex.Agent,
 	&gemini.Agent,
 	&qwen.Agent,
+	&opencode.Agent,
 }
 
 // unfenced are the configuration files of agents picket does not fence
