@@ -161,6 +161,7 @@ func (c *cli) pipeline(agent *hook.Agent, headless bool) hook.Pipeline {
 	return hook.Pipeline{
 		Exe:           exe,
 		Agent:         agent,
+		Prompter:      hook.TerminalPrompter{Getenv: c.getenv, StateDir: c.stateDir()}, // picket hook adds its signals
 		Policies:      func(dir string) (*decide.Loaded, error) { return c.loadPolicy(dir, "") },
 		Grants:        c.grantStore(),
 		StateDir:      c.stateDir(),

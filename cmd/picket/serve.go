@@ -13,10 +13,10 @@ import (
 
 func init() { commands["serve"] = runServe }
 
-const serveUsage = `Usage: picket serve [--agent pi]
+const serveUsage = `Usage: picket serve [--agent pi|opencode]
 
 Answers NDJSON requests on stdin, one response line per request on stdout,
-for an agent extension that keeps picket running beside it (Pi's). The
+for an agent extension beside it (Pi's extension, opencode's plugin). The
 protocol is in picket's docs/sidecar-protocol.md.
 `
 

@@ -1,10 +1,13 @@
 package sidecar
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/picketdev/picket/audit"
 	"github.com/picketdev/picket/decide"
@@ -43,12 +46,14 @@ func op(name string) func(s *Server, r *request) (any, error) {
 		return (*Server).log
 	case "status":
 		return (*Server).status
+	case "announce":
+		return (*Server).announce
 	}
 	return nil
 }
 
 // ops are the operations op knows, for the protocol's page.
-var ops = [...]string{"hello", "decide", "grant", "tool_result", "turn_end", "session_end", "mode", "reload", "show", "lint", "log", "status"}
+var ops = [...]string{"hello", "decide", "grant", "tool_result", "turn_end", "session_end", "mode", "reload", "show", "lint", "log", "status", "announce"}
 
 type empty struct{}
 
@@ -88,15 +93,20 @@ type decideAllow struct {
 
 // decide judges one tool call the way `picket hook` does. A block that a
 // person may lift (promptable) is not audited here: the grant op audits it
-// with the person's answer. Any other block is audited now.
+// with the person's answer. Any other block is audited now. With ask, the
+// sidecar asks the person itself, as picket hook does, and answers with
+// the outcome.
 func (s *Server) decide(r *request) (any, error) {
+	if r.Prompt && r.Ask {
+		return nil, errors.New("decide takes prompt (the extension asks) or ask (picket asks), not both")
+	}
 	call := hook.Call{Agent: s.pipe.Agent.Name, Session: r.Session, Turn: string(r.Turn), Cwd: r.Cwd, Tool: r.Tool, Input: r.Input}
 	targets, terr := s.pipe.Agent.Targets(call)
 	if errors.Is(terr, hook.ErrNotJudged) {
 		return decideAllow{Allow: true}, nil
 	}
 	p := &s.pipe
-	if !r.Prompt {
+	if !r.Prompt && !r.Ask {
 		p = &s.noAsk
 	}
 	loaded, err := s.policy(r.Cwd)
@@ -108,6 +118,8 @@ func (s *Server) decide(r *request) (any, error) {
 		return res, nil
 	case v.Decision.Allow:
 		return decideAllow{Judged: true, Allow: true, Decision: &v.Decision}, nil
+	case r.Ask:
+		return asked(p, loaded, call, v), nil
 	}
 	res.Decision, res.Grantable = &v.Decision, v.Decision.Grantable()
 	turn, final, ok := p.Promptable(loaded, call, v.Decision)
@@ -138,6 +150,23 @@ func (s *Server) decide(r *request) (any, error) {
 		}
 	}
 	return res, nil
+}
+
+// asked puts a block to the person on picket's own surfaces (a tmux popup,
+// picket console; never the agent's terminal, which the agent reads), as
+// picket hook does, audits the outcome and answers with it. A call let
+// through carries the decision the person lifted.
+func asked(p *hook.Pipeline, loaded *decide.Loaded, call hook.Call, v hook.Verdict) any {
+	out := p.AskGrant(loaded, call, v.Decision)
+	p.Audit.Append(loaded, hook.GrantEntry(v.Entry, out))
+	if out.Allow {
+		return decideAllow{Judged: true, Allow: true, Decision: &v.Decision}
+	}
+	d := v.Decision
+	if out.Note != "" {
+		d.Reason = hook.JoinReason(d.Reason, out.Note)
+	}
+	return decideResult{Judged: true, Decision: &v.Decision, Message: hook.BlockMessage(call.Tool, d), Grantable: v.Decision.Grantable()}
 }
 
 // grant carries out a person's answer to a promptable block, as the hook
@@ -331,6 +360,31 @@ func (s *Server) status(r *request) (any, error) {
 		Landlock int         `json:"landlock"` // the ABI the shell sandbox's second layer uses, 0 when none
 		Shell    string      `json:"shell"`    // the sandbox's status line, as picket show says it
 	}{loaded.Chain, loaded.Policy.Spec().Root, mode, st.Works(), st.Landlock, st.String()}, nil
+}
+
+// announce records that an agent's plugin loaded (see
+// [hook.Announcement]): what picket doctor reads to tell a plugin the agent
+// loaded from one it skipped without a word.
+func (s *Server) announce(r *request) (any, error) {
+	var p struct {
+		File     string `json:"file"`
+		Version  string `json:"version"`
+		SHA256   string `json:"sha256"`
+		Worktree string `json:"worktree"`
+	}
+	if raw, err := json.Marshal(r.Plugin); err != nil || json.Unmarshal(raw, &p) != nil {
+		return nil, errors.New("announce: plugin is not an object of strings")
+	}
+	if !filepath.IsAbs(r.Cwd) || !filepath.IsAbs(p.File) || p.Version == "" {
+		return nil, errors.New("announce needs an absolute cwd, and the plugin's absolute file and version")
+	}
+	now := time.Now
+	if s.cfg.Now != nil {
+		now = s.cfg.Now
+	}
+	a := hook.Announcement{Agent: s.pipe.Agent.Name, Plugin: p.File, Version: p.Version, SHA256: p.SHA256,
+		Directory: r.Cwd, Worktree: p.Worktree, Picket: s.cfg.Version, PID: os.Getppid(), Time: now().UTC()}
+	return empty{}, hook.WriteAnnouncement(s.pipe.StateDir, a)
 }
 
 // sandboxProbe holds one sidecar's answer to whether the sandbox works.

@@ -33,6 +33,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/hook"
@@ -87,6 +88,8 @@ type Config struct {
 	Lint func(loaded *decide.Loaded) any
 	// Errorf reports a bug that answered one request with an error.
 	Errorf func(format string, args ...any)
+	// Now is the clock announcements are stamped with (time.Now when nil).
+	Now func() time.Time
 }
 
 // New returns a sidecar.
@@ -157,13 +160,13 @@ func (s *Server) serve(in io.Reader, out io.Writer) error {
 }
 
 // quickOp reports whether a request line is one that is cheap to answer
-// on the reader: a decide of a non-recursive tool, hello or status. A wrong
-// guess only costs time, never changes an answer.
+// on the reader: a decide of a non-recursive tool that asks no one, hello
+// or status. A wrong guess only costs time, never changes an answer.
 func quickOp(line []byte) bool {
 	switch {
 	case bytes.Contains(line, []byte(`"hello"`)), bytes.Contains(line, []byte(`"status"`)):
 		return true
-	case !bytes.Contains(line, []byte(`"decide"`)):
+	case !bytes.Contains(line, []byte(`"decide"`)), bytes.Contains(line, []byte(`"ask"`)):
 		return false
 	}
 	for _, slow := range []string{`"grep"`, `"find"`, `"Grep"`, `"Glob"`} {
@@ -237,6 +240,7 @@ type request struct {
 	Tool     string                     `json:"tool"`
 	Input    map[string]json.RawMessage `json:"input"`
 	Prompt   bool                       `json:"prompt"`
+	Ask      bool                       `json:"ask"`
 	Access   string                     `json:"access"`
 	Path     string                     `json:"path"`
 	Resolved string                     `json:"resolved"`
@@ -246,6 +250,7 @@ type request struct {
 	Mode     string                     `json:"mode"`
 	N        int                        `json:"n"`
 	Decision string                     `json:"decision"`
+	Plugin   map[string]json.RawMessage `json:"plugin"` // announce: the plugin that loaded
 }
 
 // flexString takes a JSON string or number (Pi's turn index is a number).

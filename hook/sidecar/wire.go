@@ -59,7 +59,7 @@ func decodeRequest(line []byte, req *request) bool {
 // refuse repeats. A slice, not a map: nothing is built at start-up, where
 // every picket process, the hook included, would pay for it.
 var requestKeys = [...]string{"id", "op", "session", "turn", "cwd", "tool", "input", "prompt",
-	"access", "path", "resolved", "answer", "restore", "mode", "n", "decision"}
+	"access", "path", "resolved", "answer", "restore", "mode", "n", "decision", "ask", "plugin"}
 
 // requestKey is key's bit, or false for a name request does not have.
 func requestKey(key []byte) (uint32, bool) {
@@ -110,8 +110,12 @@ func (s *wire) field(key string, req *request) bool {
 		return s.boolean(&req.Prompt)
 	case "restore":
 		return s.boolean(&req.Restore)
+	case "ask":
+		return s.boolean(&req.Ask)
 	case "input":
 		return s.object(&req.Input)
+	case "plugin":
+		return s.object(&req.Plugin)
 	case "op":
 		str = &req.Op
 	case "session":
