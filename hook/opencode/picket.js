@@ -49,8 +49,10 @@ const PROTOCOL = 1;
  * call is blocked: opencode itself would wait forever. A decide that may
  * put a question to the person gets the prompt's longest time (60 s),
  * the prompt lock and the search scan on top. PICKET_SIDECAR_TIMEOUT_MS
- * can only shorten both (tests).
+ * can only shorten both (tests). Starting picket serve gets 15 s whatever
+ * it says.
  */
+const START_TIMEOUT_MS = 15_000;
 const TIMEOUT_MS = shortened(15_000);
 const ASK_TIMEOUT_MS = shortened(90_000);
 /**
@@ -266,7 +268,7 @@ export const PicketFence = async (input) => {
 		const s = new Sidecar();
 		s.start();
 		try {
-			const hello = must(await s.call("hello", {}, TIMEOUT_MS));
+			const hello = must(await s.call("hello", {}, START_TIMEOUT_MS));
 			if (hello.protocol !== PROTOCOL) {
 				throw new Error(
 					`picket ${hello.picket ?? "?"} at ${PICKET} speaks sidecar protocol ${hello.protocol}, this plugin speaks ${PROTOCOL}; run 'picket install opencode' again with the picket you use`,
