@@ -33,13 +33,13 @@ uninstall takes out exactly what install added. AGENT is one of:
   codex   Codex: a PreToolUse hook in ~/.codex/hooks.json (or .codex/)
   gemini  Gemini CLI: hooks in ~/.gemini/settings.json (or .gemini/)
   qwen    Qwen Code: hooks in ~/.qwen/settings.json (or ./.qwen/)
+  opencode  picket's plugin in ~/.config/opencode/plugins/ (or .opencode/plugins/)
 
   --project  the project's settings: the root is $CLAUDE_PROJECT_DIR when
              set, else the git top level of the current directory, else the
              current directory (the default for claude)
   --user     the person's settings, for every project (~/.claude, and the
-             default for pi, codex, gemini and qwen: ~/.pi/agent, ~/.codex,
-             ~/.gemini, ~/.qwen)
+             default for pi, codex, gemini, qwen and opencode)
   --trust    codex: also trust picket's hook, as Codex's /hooks would
   --print    print what would be written (uninstall pi: the directory it
              would remove) to stdout and write nothing
