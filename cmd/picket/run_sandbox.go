@@ -130,7 +130,6 @@ func shellRunner(c *cli) shell.Runner {
 	return shell.Runner{Getenv: c.getenv, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Warn: c.warnf, Audit: c.auditLog().Append,
 		Person: func(loaded *decide.Loaded, session, agent, cwd, command string) proxy.Person {
 			pipe := c.pipeline(&hook.Agent{}, false)
-			pipe.Prompter = hook.TerminalPrompter{Getenv: c.getenv, StateDir: c.stateDir()}
 			return pipe.NetworkPerson(loaded, hook.Call{Agent: agent, Session: session, Cwd: cwd, Tool: "network"}, command)
 		}}
 }
