@@ -25,6 +25,8 @@ var Agent = hook.Agent{
 	Decode:      decode,
 	Reply:       reply,
 	Trust:       trust,
+	Wired:       wired,
+	Canary:      canary,
 	ConfigPaths: configPaths,
 	Wire:        wire,
 	Unwire:      unwire,
