@@ -207,3 +207,46 @@ func TestOpencodePluginFailsClosed(t *testing.T) {
 		t.Errorf("after opencode run --pure, opencode.Loaded = %+v, want not loaded, naming --pure", st)
 	}
 }
+
+// TestOpencodeApplyPatch: with a GPT model id opencode offers apply_patch
+// in place of write and edit; picket judges every path of the patch: a
+// patch inside the workspace applies, one that adds a file outside it or
+// moves a file into .opencode/plugins is blocked whole.
+func TestOpencodeApplyPatch(t *testing.T) {
+	t.Parallel()
+	bin, _ := AgentBinary(t, "opencode")
+	w := newOpencodeFenced(t)
+	outside := filepath.Join(w.base, "outside")
+	inside := "*** Begin Patch\n*** Add File: patched.txt\n+patched inside\n*** End Patch\n"
+	out := "*** Begin Patch\n*** Add File: ok.txt\n+fine\n*** Add File: " + filepath.Join(outside, "escape.txt") + "\n+escaped\n*** End Patch\n"
+	move := "*** Begin Patch\n*** Update File: README.md\n*** Move to: .opencode/plugins/evil.js\n@@\n-hello from the e2e readme\n+export const X = async () => ({})\n*** End Patch\n"
+	model, err := StartChat([]Turn{
+		ToolUse("apply_patch", map[string]any{"patchText": inside}),
+		ToolUse("apply_patch", map[string]any{"patchText": out}),
+		ToolUse("apply_patch", map[string]any{"patchText": move}),
+		Text("DONE"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	w.useModel(t, model, "gpt-5.5")
+	w.run(t, bin)
+	results := model.Results()
+	if got := readFileString(t, filepath.Join(w.project, "patched.txt")); got != "patched inside\n" {
+		t.Errorf("the patch inside left patched.txt holding %q (the model got %q)", got, results[ToolUseID(0)].Text)
+	}
+	for k, what := range map[int]string{1: "a patch adding a file outside", 2: "a patch moving README.md into .opencode/plugins"} {
+		if r := results[ToolUseID(k)]; !strings.Contains(r.Text, "picket: blocked apply_patch") || !strings.Contains(r.Text, `"access": "write"`) {
+			t.Errorf("%s: the model got %q, want picket's block", what, r.Text)
+		}
+	}
+	for _, f := range []string{filepath.Join(outside, "escape.txt"), filepath.Join(w.project, "ok.txt"), filepath.Join(w.project, ".opencode", "plugins", "evil.js")} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("a blocked patch wrote %s", f)
+		}
+	}
+	if got := readFileString(t, filepath.Join(w.project, "README.md")); got != "hello from the e2e readme\n" {
+		t.Errorf("README.md = %q after a blocked move", got)
+	}
+}
