@@ -89,6 +89,8 @@ func install(o hook.InstallOptions) error {
 	}
 	o.Info("installed picket's opencode plugin in %s", file)
 	o.Hint("start opencode again so it loads the plugin; 'picket doctor' then says whether it did")
+	// The plugin runs bash under picket run only where it can sandbox it.
+	o.ShellSandboxed("opencode's bash commands")
 	return nil
 }
 

@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,5 +184,29 @@ func TestTrust(t *testing.T) {
 	run(t0.Add(2*time.Minute), "timestamp=x level=ERROR service=plugin message=\"failed to load plugin\" path=file://"+file+" error=\"SyntaxError: x\"\n")
 	if st := trust(o); st.Trusted || !strings.Contains(st.Detail, "failed to load") || !strings.Contains(st.Detail, "SyntaxError") {
 		t.Errorf("a run where it failed to load: %+v", st)
+	}
+}
+
+// TestInstallSaysShellUnfenced: where picket run has no sandbox (not
+// Linux), the plugin leaves bash as the model wrote it, and install says
+// so; on Linux it says nothing of the kind.
+func TestInstallSaysShellUnfenced(t *testing.T) {
+	for goos, want := range map[string]bool{"darwin": true, "linux": false} {
+		w := newInstallWorld(t)
+		o := w.opts(true)
+		o.GOOS = goos
+		var warned []string
+		o.Warn = func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }
+		if err := install(o); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(warned, "\n"), "opencode's bash commands are not fenced on darwin")
+		if got != want {
+			t.Errorf("install on %s warned %q; want the unfenced shell said: %v", goos, warned, want)
+		}
+	}
+	src, _ := Render("/opt/picket")
+	if !bytes.Contains(src, []byte(`const SHELL_SANDBOXED = process.platform === "linux";`)) {
+		t.Error("the plugin does not follow hook.ShellSandboxed (Linux only)")
 	}
 }

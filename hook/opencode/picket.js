@@ -69,6 +69,14 @@ const PINNED = new Set(["read", "write", "edit", "lsp"]);
 const POSIX_SHELLS = new Set(["sh", "bash", "dash", "ksh", "zsh"]);
 const UNUSED_SHELLS = new Set(["fish", "nu"]);
 /**
+ * Whether picket run can build its shell sandbox here (hook.ShellSandboxed:
+ * Linux only, for now). Elsewhere it refuses every command, so bash is
+ * left as the model wrote it, unfenced, as every agent's wiring does
+ * there; `picket install opencode` says so. The file tools are judged
+ * either way.
+ */
+const SHELL_SANDBOXED = process.platform === "linux";
+/**
  * The calls some picket plugin already judged and froze, shared by every
  * copy of this plugin opencode loaded (for the person and for the project):
  * a second copy leaves them alone rather than wrap a command twice.
@@ -356,7 +364,9 @@ export const PicketFence = async (input) => {
 			}
 			if (FENCED.has(args)) return; // another copy of this plugin fenced it
 			try {
-				if (tool === "bash") args.command = sandboxed(args, session, directory, opencodeShell(shellSetting));
+				if (tool === "bash") {
+					if (SHELL_SANDBOXED) args.command = sandboxed(args, session, directory, opencodeShell(shellSetting));
+				}
 				else await judge(tool, session, args);
 			} catch (e) {
 				throw blocked(tool, e);
