@@ -69,12 +69,15 @@ type settings struct {
 		Disabled []string `json:"disabled"`
 	} `json:"hooksConfig"`
 	Hooks map[string][]struct {
-		Matcher string `json:"matcher"`
-		Hooks   []struct {
-			Name    string `json:"name"`
-			Command string `json:"command"`
-		} `json:"hooks"`
+		Matcher string         `json:"matcher"`
+		Hooks   []settingsHook `json:"hooks"`
 	} `json:"hooks"`
+}
+
+// settingsHook is one hook of a settings file's hook group.
+type settingsHook struct {
+	Name    string `json:"name"`
+	Command string `json:"command"`
 }
 
 // readJSONC reads a JSON file with comments and trailing commas, as

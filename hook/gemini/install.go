@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/picketdev/picket/hook"
@@ -39,12 +40,12 @@ func install(o hook.InstallOptions) error {
 		if _, err := o.Stdout.Write(wired); err != nil {
 			return err
 		}
-		advise(o, dir)
+		advise(o, path, dir)
 		return nil
 	}
 	if bytes.Equal(wired, old) && old != nil {
 		o.Info("install: %s already up to date", path)
-		advise(o, dir)
+		advise(o, path, dir)
 		return nil
 	}
 	created := missingPaths(path, filepath.Dir(path))
@@ -56,7 +57,7 @@ func install(o hook.InstallOptions) error {
 		o.Warn("could not record what install changed in %s (uninstall will take picket's hooks out, but cannot give the file back byte for byte): %v", path, err)
 	}
 	o.Info("installed picket's hooks (BeforeTool, BeforeAgent, AfterTool, SessionStart, SessionEnd) in %s", path)
-	advise(o, dir)
+	advise(o, path, dir)
 	o.Hint("restart Gemini CLI so it reads the new settings")
 	return nil
 }
@@ -64,7 +65,7 @@ func install(o hook.InstallOptions) error {
 // advise tells the person what else decides whether the hooks run: the
 // folder's trust, Gemini CLI's switches for hooks, a missing timeout, the
 // shell sandbox.
-func advise(o hook.InstallOptions, dir string) {
+func advise(o hook.InstallOptions, path, dir string) {
 	st := TrustOf(dir, o.Home, o.Getenv)
 	if !st.Trusted {
 		o.Warn("Gemini CLI will not run picket in %s: %s", dir, st.Detail)
@@ -80,10 +81,35 @@ func advise(o hook.InstallOptions, dir string) {
 		o.Warn("GEMINI_CLI_HOME is set: Gemini CLI keeps its settings in %s, which picket's mandatory write denies do not name (they name ~/.gemini), so an agent could write them and turn picket's hooks off", dir)
 		o.Hint(`add %q to "filesystem": {"denyWrite": [...]} in your policy`, dir)
 	}
+	if later := laterBeforeToolHooks(o, path, dir); len(later) > 0 {
+		verb := map[bool]string{true: "holds", false: "hold"}[len(later) == 1]
+		o.Warn("%s %s BeforeTool hooks that Gemini CLI runs after picket's: it runs a call with the input the last of them returns, which picket does not judge again (a shell command they rewrite stays under picket run)", strings.Join(later, " and "), verb)
+	}
 	if _, err := exec.LookPath("timeout"); err != nil {
 		o.Warn("no timeout command on PATH (coreutils): a picket that hangs past %s lets Gemini CLI run the call", HookTimeout)
 	}
 	o.WarnShellSandbox("Gemini CLI's shell commands")
+}
+
+// laterBeforeToolHooks are the settings files Gemini CLI reads after the
+// one at path (the user's, then the workspace's of dir, then the
+// system's) that hold BeforeTool hooks other than picket's.
+func laterBeforeToolHooks(o hook.InstallOptions, path, dir string) []string {
+	sys := systemSettingsPaths(o.Getenv)[0]
+	later := []string{sys}
+	if ws := workspaceSettingsPath(dir); path != ws && realPath(dir) != realPath(geminiHome(o.Home, o.Getenv)) {
+		later = []string{ws, sys}
+	}
+	var out []string
+	for _, f := range later {
+		for _, g := range loadSettings(f).Hooks[EventBeforeTool] {
+			if slices.ContainsFunc(g.Hooks, func(h settingsHook) bool { return !isPicketHook(h.Name, h.Command) }) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // uninstall is the Agent's Uninstall: the file as it was before install

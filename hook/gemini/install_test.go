@@ -274,3 +274,32 @@ func TestUninstallPrint(t *testing.T) {
 		t.Errorf("after uninstall:\n%s\nwant\n%s", got, orig)
 	}
 }
+
+// TestInstallSaysLaterHooks: install names the settings files whose
+// BeforeTool hooks Gemini CLI runs after picket's (the workspace's after
+// the user's, the system's after both), whose rewrites picket does not
+// judge again; picket's own hooks there, and other events, are not named.
+func TestInstallSaysLaterHooks(t *testing.T) {
+	w := newInstallWorld(t)
+	sys := filepath.Join(w.proj, "system.json")
+	w.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] = sys
+	ws := filepath.Join(w.proj, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(ws), 0o755)
+	os.WriteFile(ws, []byte(`{"hooks": {"AfterTool": [{"hooks": [{"type": "command", "command": "log"}]}]}}`), 0o644)
+	install(w.opts(false, true))
+	if strings.Contains(w.msgs.String(), "run after picket's") {
+		t.Errorf("install named hooks of another event:\n%s", w.msgs)
+	}
+	os.WriteFile(ws, []byte(`{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "rtk-rewrite"}]}]}}`), 0o644)
+	os.WriteFile(sys, []byte(`{"hooks": {"BeforeTool": [{"matcher": ".*", "hooks": [{"type": "command", "command": "audit"}]}]}}`), 0o644)
+	w.msgs.Reset()
+	install(w.opts(false, true))
+	if !strings.Contains(w.msgs.String(), "picket: warning: "+ws+" and "+sys+" hold BeforeTool hooks that Gemini CLI runs after picket's") {
+		t.Errorf("install --user did not name the later hooks:\n%s", w.msgs)
+	}
+	w.msgs.Reset()
+	install(w.opts(true, true))
+	if !strings.Contains(w.msgs.String(), "picket: warning: "+sys+" holds BeforeTool hooks") || strings.Contains(w.msgs.String(), ws+" and") {
+		t.Errorf("install --project named other than the system's hooks:\n%s", w.msgs)
+	}
+}
