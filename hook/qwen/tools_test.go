@@ -2,6 +2,7 @@ package qwen
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -155,5 +156,46 @@ func TestGlobLiteral(t *testing.T) {
 	got, err := Targets(toolGlob, in(`{"pattern":"[id].env"}`), root)
 	if err != nil || len(got) != 2 || got[1].Path != root+"/[id].env" {
 		t.Errorf("Targets = %+v, %v; want the literal file too", got, err)
+	}
+}
+
+// TestRecordedPrePost decodes a recorded session's PreToolUse and
+// PostToolUse events: a PostToolUse of read_file, edit and write_file is
+// what the read-before-edit ledger records (its first target seen), and
+// monitor's command line is judged as a shell line in the session's
+// directory.
+func TestRecordedPrePost(t *testing.T) {
+	b, err := os.ReadFile("testdata/qwen-code-0.15.10/pre-post.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []hook.EventKind
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, hook.MaxEvent)
+	for sc.Scan() {
+		ev, err := decode(sc.Bytes())
+		if err != nil {
+			t.Fatalf("decode(%s) = %v", sc.Text(), err)
+		}
+		kinds = append(kinds, ev.Kind)
+		got, err := targets(ev.Call)
+		if err != nil {
+			t.Errorf("%s: Targets = %v", ev.Call.Tool, err)
+			continue
+		}
+		switch ev.Call.Tool {
+		case toolMonitor:
+			if !reflect.DeepEqual(got, hook.ShellLine("echo hi", sub)) {
+				t.Errorf("monitor: Targets = %+v", got)
+			}
+		default:
+			if !got[0].Seen || got[0].Path[:len(sub)] != sub {
+				t.Errorf("%s: Targets = %+v, want a seen path in %s", ev.Call.Tool, got, sub)
+			}
+		}
+	}
+	want := []hook.EventKind{hook.BeforeTool, hook.AfterTool, hook.BeforeTool, hook.AfterTool, hook.BeforeTool, hook.AfterTool, hook.BeforeTool, hook.AfterTool}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("event kinds %v, want %v", kinds, want)
 	}
 }
