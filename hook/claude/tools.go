@@ -49,6 +49,9 @@ func Targets(tool string, in map[string]json.RawMessage) ([]hook.Target, error) 
 	case "PowerShell":
 		return nil, ErrUnfenced
 	case "Grep":
+		if err := onePath(in); err != nil {
+			return nil, err
+		}
 		t, err := hook.PathTarget(in, "path", decide.Read, true)
 		if err != nil {
 			return nil, err
@@ -65,6 +68,9 @@ func Targets(tool string, in map[string]json.RawMessage) ([]hook.Target, error) 
 		}
 		return t, nil
 	case "Glob":
+		if err := onePath(in); err != nil {
+			return nil, err
+		}
 		t, err := globTargets(in, "path", "pattern")
 		if err != nil {
 			return nil, err
@@ -76,6 +82,22 @@ func Targets(tool string, in map[string]json.RawMessage) ([]hook.Target, error) 
 		return t, nil
 	}
 	return nil, hook.ErrNotJudged
+}
+
+// ErrPaths denies a Grep or Glob that names its roots in "paths": Claude
+// Code's take one "path", and picket would judge the call by that
+// (missing: the cwd) while the tool that runs it searches the paths
+// listed. Copilot CLI sends such calls to the hooks of a repository's
+// .claude/settings.json; picket hook judges them as Copilot CLI's where
+// Copilot CLI says it runs the hook, and this stops any it does not.
+var ErrPaths = errors.New(`the search names its roots in "paths", which Claude Code's Grep and Glob do not take: it is another agent's call (GitHub Copilot CLI's), and picket cannot judge it as Claude Code's`)
+
+// onePath refuses a search input with a "paths" member.
+func onePath(in map[string]json.RawMessage) error {
+	if _, ok := in["paths"]; ok {
+		return ErrPaths
+	}
+	return nil
 }
 
 // seen marks a read whose content the agent has seen once it ran.

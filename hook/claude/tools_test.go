@@ -128,6 +128,13 @@ func TestClaudeTargets(t *testing.T) {
 		{tool: "Glob", in: `{"pattern":null}`, wantErr: "no pattern"},
 		{tool: "Glob", in: `{"pattern":1}`, wantErr: "pattern: not a string"},
 		{tool: "Glob", in: `{"pattern":"*","path":{}}`, wantErr: "path: not a string"},
+		// Copilot CLI's Grep and Glob (through a repository's
+		// .claude/settings.json) name their roots in "paths": judged by
+		// "path" alone, they would pass a search of anything.
+		{tool: "Grep", in: `{"pattern":"SECRET","paths":["/home/u/.ssh"]}`, wantErr: `"paths"`},
+		{tool: "Grep", in: `{"pattern":"x","path":".","paths":[".env"]}`, wantErr: `"paths"`},
+		{tool: "Glob", in: `{"pattern":"*","paths":["/home/u/.ssh"]}`, wantErr: `"paths"`},
+		{tool: "Glob", in: `{"pattern":"*","paths":null}`, wantErr: `"paths"`},
 		{tool: "Bash", in: `{"command":"cat ~/.ssh/id_rsa"}`, wantErr: "not judged"},
 		{tool: "WebFetch", in: `{"url":"file:///etc/passwd"}`, wantErr: "not judged"},
 		{tool: "mcp__x__read_file", in: `{"path":"/etc/shadow"}`, wantErr: "not judged"},
