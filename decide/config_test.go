@@ -760,6 +760,7 @@ var credentials = []string{
 	"home/.gemini/oauth_creds.json", "home/.config/github-copilot/apps.json",
 	"home/.gemini/mcp-oauth-tokens.json", "home/.gemini/a2a-oauth-tokens.json", "home/.gemini/gemini-credentials.json", "home/.gemini/.env",
 	"home/.local/share/opencode/auth.json", "home/.local/share/opencode/mcp-auth.json",
+	"home/.copilot/config.json", "home/.copilot/mcp-config.json", "home/.copilot/providers.json",
 	"home/.gnupg/private-keys-v1.d/0123.key", "home/.gnupg/secring.gpg",
 	"home/.qwen/oauth_creds.json", "home/.qwen/mcp-oauth-tokens.json", "home/.qwen/.env",
 	"home/.bash_history", "home/.zsh_history", "home/.local/share/fish/fish_history",
