@@ -17,37 +17,33 @@ func init() {
 	commands["uninstall"] = runUninstall
 }
 
-const installUsage = `Usage:
+// installUsage is picket install --help: the agents come from the
+// registry, each one's own help (picket install AGENT --help) says what
+// it writes where.
+func installUsage() string {
+	var list strings.Builder
+	for _, a := range agents.All {
+		fmt.Fprintf(&list, "  %-9s %s\n", a.Name, a.Title)
+	}
+	return `Usage:
   picket install AGENT [--project | --user] [--trust] [--print] [--exe P]
   picket uninstall AGENT [--project | --user] [--print] [--exe P]
 
 Wires picket into an agent, keeping everything else in its settings;
 uninstall takes out exactly what install added. AGENT is one of:
-  claude  Claude Code: hooks (PreToolUse and PostToolUse on the file
-          tools, SessionStart, SessionEnd), the mandatory write denies as
-          permissions.deny rules, and env.CLAUDE_CODE_SHELL_PREFIX (every
-          Bash command then runs in picket's shell sandbox, see picket run)
-          in .claude/settings.json
-  pi      Pi: picket's extension, with this picket's absolute path baked
-          in, in .pi/extensions/picket/ (or ~/.pi/agent/extensions/picket/)
-  codex   Codex: a PreToolUse hook in ~/.codex/hooks.json (or .codex/)
-  gemini  Gemini CLI: hooks in ~/.gemini/settings.json (or .gemini/)
-  qwen    Qwen Code: hooks in ~/.qwen/settings.json (or ./.qwen/)
-  opencode  picket's plugin in ~/.config/opencode/plugins/ (or .opencode/plugins/)
-
-  --project  the project's settings: the root is $CLAUDE_PROJECT_DIR when
-             set, else the git top level of the current directory, else the
-             current directory (the default for claude)
-  --user     the person's settings, for every project (~/.claude, and the
-             default for pi, codex, gemini, qwen and opencode)
+` + list.String() + `
+  --project  the project's own settings (the root is the git top level of
+             the current directory, else the current directory)
+  --user     the person's settings, for every project
   --trust    codex: also trust picket's hook, as Codex's /hooks would
-  --print    print what would be written (uninstall pi: the directory it
-             would remove) to stdout and write nothing
+  --print    print what would be written to stdout and write nothing
   --exe P    picket executable the wiring runs (default: this one)
 
-Run it yourself: an agent may never write these files (they are mandatory
-write denies).
+Each agent's default scope, files and trust steps: picket install AGENT
+--help. Run it yourself: an agent may never write these files (they are
+mandatory write denies).
 `
+}
 
 func runInstall(c *cli, args []string) int   { return install(c, "install", args) }
 func runUninstall(c *cli, args []string) int { return install(c, "uninstall", args) }

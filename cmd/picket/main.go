@@ -97,7 +97,7 @@ func commandUsage(name string) string {
 		}
 	}
 	if name == "install" || name == "uninstall" {
-		return installUsage
+		return installUsage()
 	}
 	name, _, _ = strings.Cut(name, " ") // "grants revoke" is a grants line
 	var b strings.Builder
