@@ -8,6 +8,7 @@ import (
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/hook/claude"
 	"github.com/picketdev/picket/hook/codex"
+	"github.com/picketdev/picket/hook/copilot"
 	"github.com/picketdev/picket/hook/gemini"
 	"github.com/picketdev/picket/hook/opencode"
 	"github.com/picketdev/picket/hook/pi"
@@ -22,6 +23,7 @@ var All = []*hook.Agent{
 	&gemini.Agent,
 	&qwen.Agent,
 	&opencode.Agent,
+	&copilot.Agent,
 }
 
 // unfenced are the configuration files of agents picket does not fence
@@ -32,8 +34,6 @@ var All = []*hook.Agent{
 var unfenced = []string{
 	// Cursor: hooks and MCP servers.
 	"~/.cursor/hooks.json", ".cursor/hooks.json", "~/.cursor/mcp.jso[n]", ".cursor/mcp.jso[n]",
-	// GitHub Copilot CLI: the repository's hooks.
-	".github/hooks",
 }
 
 // Lookup returns the agent named name, or nil.
