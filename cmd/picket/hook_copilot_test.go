@@ -80,6 +80,28 @@ func TestCopilotThroughClaudeSettings(t *testing.T) {
 			t.Errorf("the reason carries the secret: %q", reason)
 		}
 	}
+	// Its bash, which .claude/settings.json hooks see as Bash (the
+	// matcher names it for this), runs under picket run: the rewrite in
+	// the dialect it was asked in.
+	deny, _, out := h.copilotAnswer(copilotEnv, h.copilotPre(true, "Bash", map[string]any{"command": "cat ../.env", "description": "read"}), "--agent", "claude")
+	var upd struct {
+		HookSpecificOutput struct {
+			HookEventName string
+			UpdatedInput  map[string]string
+		}
+	}
+	raw, _ := json.Marshal(out)
+	json.Unmarshal(raw, &upd)
+	if cmd := upd.HookSpecificOutput.UpdatedInput["command"]; deny || upd.HookSpecificOutput.HookEventName != "PreToolUse" ||
+		!strings.Contains(cmd, " run --cwd ") || !strings.HasSuffix(cmd, `-- bash -c 'cat ../.env'`) || upd.HookSpecificOutput.UpdatedInput["description"] != "read" {
+		t.Errorf("Bash under Copilot CLI: deny %v, answer %s; want it rewritten to run under picket run", deny, raw)
+	}
+	// Claude Code's own Bash (no Copilot CLI variable) passes untouched:
+	// its shell prefix fences it.
+	if a := h.run(h.pre("Bash", map[string]any{"command": "cat .env"}), "--agent", "claude"); a.kind() != wantPass {
+		t.Errorf("Claude Code's Bash: %+v, want a pass", a)
+	}
+
 	b, _ := os.ReadFile(h.auditPath())
 	if !bytes.Contains(b, []byte(`"agent":"copilot"`)) || bytes.Contains(b, []byte(`"agent":"claude"`)) {
 		t.Errorf("audit log, want its lines to name copilot:\n%s", b)

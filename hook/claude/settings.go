@@ -18,6 +18,15 @@ import (
 // Claude Code's file tools, the ones whose paths the hook judges.
 const ToolMatcher = "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS|LSP|PowerShell"
 
+// PreToolMatcher is the PreToolUse matcher: the file tools, and Bash.
+// Claude Code's Bash runs in picket's sandbox through the shell prefix,
+// and picket hook lets it pass; but GitHub Copilot CLI runs these hooks
+// too (a repository's .claude/settings.json, with no .github/hooks beside
+// it), reporting its bash as Bash, and ignores the shell prefix: there
+// picket hook judges the call as Copilot CLI's and runs its command under
+// picket run.
+const PreToolMatcher = ToolMatcher + "|Bash"
+
 // HookTimeout is the hook timeout, in seconds, that install writes. It
 // stays above picket's 60 s prompt timeout and its 10 s internal deadline, so
 // Claude Code's fail-open timeout never fires before picket has answered.
@@ -311,7 +320,7 @@ func claudeHookGroups(command string) []eventGroup {
 		return g.marshal()
 	}
 	return []eventGroup{
-		{"PreToolUse", hook(ToolMatcher)},
+		{"PreToolUse", hook(PreToolMatcher)},
 		{"PostToolUse", hook(ToolMatcher)},
 		{"SessionStart", hook("")},
 		{"SessionEnd", hook("")},

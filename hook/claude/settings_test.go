@@ -69,7 +69,7 @@ func TestInstallClaudeEmpty(t *testing.T) {
   "hooks": {
     "PreToolUse": [
       {
-        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS|LSP|PowerShell",
+        "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob|LS|LSP|PowerShell|Bash",
         "hooks": [
           {
             "type": "command",
@@ -175,7 +175,7 @@ func TestInstallClaudeKeepsOtherSettings(t *testing.T) {
 	want := settingsShape{
 		Other: map[string]string{"model": `"opus"`, "env": "{\n    \"B\": \"1\",\n    \"A\": \"2\"\n  }"},
 		Hooks: map[string][]string{
-			"PreToolUse":   {"Bash => lint-bash", ours},
+			"PreToolUse":   {"Bash => lint-bash", PreToolMatcher + " => " + testCommand},
 			"PostToolUse":  {ours},
 			"Stop":         {" => notify"},
 			"SessionStart": {" => " + testCommand},
@@ -260,7 +260,7 @@ func TestInstallClaudeReplacesStaleEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Bash => lint-bash", ToolMatcher + " => " + testCommand}
+	want := []string{"Bash => lint-bash", PreToolMatcher + " => " + testCommand}
 	if diff := cmp.Diff(want, shapeOf(t, got).Hooks["PreToolUse"]); diff != "" {
 		t.Errorf("PreToolUse mismatch (-want +got):\n%s", diff)
 	}
