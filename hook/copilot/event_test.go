@@ -130,9 +130,9 @@ func TestDecodeStrict(t *testing.T) {
 // has a command), told apart by the input.
 func TestDecodeEditForms(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"path":"a","old_str":"x","new_str":"y"}`:         "edit",
+		`{"path":"a","old_str":"x","new_str":"y"}`:              "edit",
 		`"*** Begin Patch\n*** Add File: a\n+x\n*** End Patch"`: "apply_patch",
-		`{"command":"create","path":"a","file_text":"x"}`:   "str_replace_editor",
+		`{"command":"create","path":"a","file_text":"x"}`:       "str_replace_editor",
 	} {
 		ev, err := decode([]byte(`{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/p","tool_name":"Edit","tool_input":` + in + `}`))
 		if err != nil || ev.Call.Tool != want {

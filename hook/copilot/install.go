@@ -31,12 +31,15 @@ const afterMatcher = "view|create|edit|str_replace_editor|apply_patch"
 
 // HookCommand is the command line Copilot CLI runs (with bash) for each
 // event: picket's hook, and where picket itself is missing or dies
-// without an answer, exit 2 with a word for the person. Copilot CLI
-// denies a call on exit 1, 2 or 127 alike (measured on 1.0.102), but
-// only exit 2 is documented to deny whatever else happens.
+// without an answer, exit 2, a deny object saying so for the model and a
+// line for the person. Copilot CLI denies a call on exit 1, 2 or 127
+// alike (measured on 1.0.102), but only exit 2 is documented to deny
+// whatever stdout holds. picket's own deny exits 2 with its object
+// printed: nothing is added to it.
 func HookCommand(exe string) string {
-	return hook.ShellQuote(exe) + " " + strings.Join(HookArgs, " ") +
-		` || { echo "picket: error: the picket hook failed (exit $?); the call is denied" >&2; exit 2; }`
+	return hook.ShellQuote(exe) + " " + strings.Join(HookArgs, " ") + ` || { s=$?; [ "$s" = 2 ] || ` +
+		`echo '{"permissionDecision":"deny","permissionDecisionReason":"picket: error: the picket hook failed, so the call is denied (run picket doctor)"}'; ` +
+		`echo "picket: error: the picket hook failed (exit $s); the call is denied" >&2; exit 2; }`
 }
 
 // Render is picket's hooks file for the picket at exe: its hook on

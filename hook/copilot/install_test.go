@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestRender(t *testing.T) {
 	if f.Version != 1 || len(f.Hooks) != 4 {
 		t.Fatalf("hooks file %+v, want version 1 and four events", f)
 	}
-	cmd := `'/opt/pi cket/picket' hook --agent copilot || { echo "picket: error: the picket hook failed (exit $?); the call is denied" >&2; exit 2; }`
+	cmd := HookCommand("/opt/pi cket/picket")
 	for _, ev := range []string{"sessionStart", "preToolUse", "postToolUse", "sessionEnd"} {
 		es := f.Hooks[ev]
 		if len(es) != 1 || es[0]["type"] != "command" || es[0]["bash"] != cmd || es[0]["timeoutSec"] != float64(90) {
@@ -157,5 +158,49 @@ func TestUninstallLeavesOthers(t *testing.T) {
 	}
 	if _, err := os.Stat(f); err != nil {
 		t.Errorf("uninstall removed a file picket did not write: %v", err)
+	}
+}
+
+// TestHookCommand: run by bash as Copilot CLI runs it, the hook command
+// passes picket's answer on as it is (an allow, a deny with exit 2), and
+// turns a picket that is missing, fails or is killed into exit 2 with a
+// deny object for the model.
+func TestHookCommand(t *testing.T) {
+	dir := t.TempDir()
+	deny := `{"permissionDecision":"deny","permissionDecisionReason":"picket: blocked view /p/.env"}`
+	for _, tt := range []struct {
+		name, script string // the stand-in picket ("" for none)
+		exit         int
+		stdout       string // a substring
+	}{
+		{"allow", "#!/bin/sh\nexit 0\n", 0, ""},
+		{"rewrite", "#!/bin/sh\necho '{\"modifiedArgs\":{}}'\n", 0, `{"modifiedArgs":{}}`},
+		{"deny", "#!/bin/sh\necho '" + deny + "'\nexit 2\n", 2, deny},
+		{"missing", "", 2, "the picket hook failed"},
+		{"fails", "#!/bin/sh\nexit 1\n", 2, "the picket hook failed"},
+		{"killed", "#!/bin/sh\nkill -KILL $$\n", 2, "the picket hook failed"},
+	} {
+		exe := filepath.Join(dir, tt.name, "pick'et")
+		if tt.script != "" {
+			os.MkdirAll(filepath.Dir(exe), 0o755)
+			os.WriteFile(exe, []byte(tt.script), 0o755)
+		}
+		cmd := exec.Command("bash", "-c", HookCommand(exe))
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != tt.exit || !strings.Contains(out.String(), tt.stdout) || tt.stdout == "" && out.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q; want exit %d and %q", tt.name, code, out.String(), tt.exit, tt.stdout)
+		}
+		if tt.exit == 2 {
+			var v map[string]string
+			if err := json.Unmarshal(out.Bytes(), &v); err != nil || v["permissionDecision"] != "deny" {
+				t.Errorf("%s: stdout %q is not one deny object", tt.name, out.String())
+			}
+		}
 	}
 }
