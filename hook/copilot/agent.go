@@ -56,9 +56,17 @@ var Agent = hook.Agent{
 const projectDirEnv = "COPILOT_PROJECT_DIR"
 
 // HookTimeout is the hook timeout, in seconds, install writes: Copilot
-// CLI runs a call whose hook outlives it, so it stays above picket's
-// 10 s deadline and 60 s prompt.
-const HookTimeout = 90
+// CLI runs a call whose hook outlives it, so everything below stays well
+// inside: picket's own answer (its 10 s deadline, moved past a prompt's
+// 60 s and margins: about 90 s at most) and the hook command's
+// timeout(1) of a picket that hangs ([WrapperTimeout], then 10 s to kill
+// it).
+const HookTimeout = 150
+
+// WrapperTimeout is how long, in seconds, the hook command lets picket
+// run before timeout(1) ends it, which blocks the call: past picket's
+// own longest answer, short of [HookTimeout].
+const WrapperTimeout = 120
 
 // configPaths are what Copilot CLI loads as code or prompt text: its home
 // (config.json with the trusted folders, settings.json with inline hooks

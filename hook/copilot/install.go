@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,25 +31,36 @@ var HookArgs = []string{"hook", "--agent", Name}
 const afterMatcher = "view|create|edit|str_replace_editor|apply_patch"
 
 // HookCommand is the command line Copilot CLI runs (with bash) for each
-// event: picket's hook, and where picket itself is missing or dies
-// without an answer, exit 2, a deny object saying so for the model and a
+// event: picket's hook, under timeout(1) at timeoutBin ("" for none),
+// and where picket itself is missing, dies without an answer or outlives
+// [WrapperTimeout], exit 2, a deny object saying so for the model and a
 // line for the person. Copilot CLI denies a call on exit 1, 2 or 127
 // alike (measured on 1.0.102), but only exit 2 is documented to deny
-// whatever stdout holds. picket's own deny exits 2 with its object
-// printed: nothing is added to it.
-func HookCommand(exe string) string {
-	return hook.ShellQuote(exe) + " " + strings.Join(HookArgs, " ") + ` || { s=$?; [ "$s" = 2 ] || ` +
+// whatever stdout holds; it runs a call whose hook outlives timeoutSec,
+// which is why a hung picket is ended first. picket's own deny exits 2
+// with its object printed: nothing is added to it.
+func HookCommand(exe, timeoutBin string) string { return hookCommand(exe, timeoutBin, WrapperTimeout) }
+
+// hookCommand is HookCommand with timeout(1) ending picket after seconds
+// (and killing it 10 s later if it is still there).
+func hookCommand(exe, timeoutBin string, seconds int) string {
+	run := hook.ShellQuote(exe)
+	if timeoutBin != "" {
+		run = hook.ShellQuote(timeoutBin) + " --foreground -k 10 " + strconv.Itoa(seconds) + " " + run
+	}
+	return run + " " + strings.Join(HookArgs, " ") + ` || { s=$?; [ "$s" = 2 ] || ` +
 		`echo '{"permissionDecision":"deny","permissionDecisionReason":"picket: error: the picket hook failed, so the call is denied (run picket doctor)"}'; ` +
 		`echo "picket: error: the picket hook failed (exit $s); the call is denied" >&2; exit 2; }`
 }
 
-// Render is picket's hooks file for the picket at exe: its hook on
-// preToolUse (every tool: the file tools are judged, bash is wrapped),
-// postToolUse of the file tools (the read-before-edit ledger),
-// sessionStart and sessionEnd, each with the timeout set.
-func Render(exe string) []byte {
+// Render is picket's hooks file for the picket at exe, bounded by the
+// timeout(1) at timeoutBin: its hook on preToolUse (every tool: the file
+// tools are judged, bash is wrapped), postToolUse of the file tools (the
+// read-before-edit ledger), sessionStart and sessionEnd, each with the
+// timeout set.
+func Render(exe, timeoutBin string) []byte {
 	entry := func(matcher string) map[string]any {
-		e := map[string]any{"type": "command", "bash": HookCommand(exe), "timeoutSec": HookTimeout}
+		e := map[string]any{"type": "command", "bash": HookCommand(exe, timeoutBin), "timeoutSec": HookTimeout}
 		if matcher != "" {
 			e["matcher"] = matcher
 		}
@@ -71,8 +83,9 @@ func Render(exe string) []byte {
 }
 
 // wire is the Agent's Wire: picket's own hooks file, whatever was there
-// before (install keeps that as a backup).
-func wire(_ []byte, exe string) ([]byte, error) { return Render(exe), nil }
+// before (install keeps that as a backup), without timeout(1), which
+// install looks up on the PATH it runs with.
+func wire(_ []byte, exe string) ([]byte, error) { return Render(exe, ""), nil }
 
 // unwire is the Agent's Unwire: the file goes.
 func unwire([]byte, string) ([]byte, error) { return nil, nil }
@@ -117,7 +130,8 @@ func install(o hook.InstallOptions) error {
 	if err != nil {
 		return err
 	}
-	src := Render(o.Exe)
+	bin := hook.TimeoutBin(o.Getenv)
+	src := Render(o.Exe, bin)
 	if o.Print {
 		if _, err := o.Stdout.Write(src); err != nil {
 			return err
@@ -160,6 +174,9 @@ func install(o hook.InstallOptions) error {
 	tellTrust(o, file)
 	o.Hint("start Copilot CLI again: it reads its hooks when a session starts")
 	tellPaths(o)
+	if bin == "" {
+		o.Warn("no timeout(1) on PATH: a picket that hangs past %d s lets Copilot CLI run the call (install coreutils and run install again)", HookTimeout)
+	}
 	warnShellSandbox(o)
 	return nil
 }

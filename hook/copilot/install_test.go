@@ -41,25 +41,32 @@ func (w *installWorld) opts(project, print bool) hook.InstallOptions {
 }
 
 // TestRender: the hooks file runs picket's hook (and, where picket
-// itself fails, exits 2) on every tool call, with a timeout well above
-// picket's own deadline and prompt, and on the events that keep the
-// ledger and the session's state.
+// itself fails or hangs, exits 2) on every tool call, with a timeout well
+// above picket's own deadline and prompt and above the hook command's
+// timeout(1), and on the events that keep the ledger and the session's
+// state.
 func TestRender(t *testing.T) {
 	var f struct {
 		Version int
 		Hooks   map[string][]map[string]any
 	}
-	if err := json.Unmarshal(Render("/opt/pi cket/picket"), &f); err != nil {
+	if err := json.Unmarshal(Render("/opt/pi cket/picket", "/usr/bin/timeout"), &f); err != nil {
 		t.Fatal(err)
 	}
 	if f.Version != 1 || len(f.Hooks) != 4 {
 		t.Fatalf("hooks file %+v, want version 1 and four events", f)
 	}
-	cmd := HookCommand("/opt/pi cket/picket")
+	cmd := HookCommand("/opt/pi cket/picket", "/usr/bin/timeout")
+	if !strings.HasPrefix(cmd, "/usr/bin/timeout --foreground -k 10 120 '/opt/pi cket/picket' hook --agent copilot || ") {
+		t.Errorf("hook command %q does not bound picket with timeout(1)", cmd)
+	}
+	if WrapperTimeout+10 >= HookTimeout || WrapperTimeout <= 90 {
+		t.Errorf("timeout(1) ends picket after %d+10 s, Copilot CLI gives up after %d s: want picket's longest answer (90 s) < the one < the other", WrapperTimeout, HookTimeout)
+	}
 	for _, ev := range []string{"sessionStart", "preToolUse", "postToolUse", "sessionEnd"} {
 		es := f.Hooks[ev]
-		if len(es) != 1 || es[0]["type"] != "command" || es[0]["bash"] != cmd || es[0]["timeoutSec"] != float64(90) {
-			t.Errorf("%s = %v, want the hook command with a 90 s timeout", ev, es)
+		if len(es) != 1 || es[0]["type"] != "command" || es[0]["bash"] != cmd || es[0]["timeoutSec"] != float64(HookTimeout) {
+			t.Errorf("%s = %v, want the hook command with a %d s timeout", ev, es, HookTimeout)
 		}
 	}
 	if m, ok := f.Hooks["preToolUse"][0]["matcher"]; ok {
@@ -82,7 +89,8 @@ func TestInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	user := filepath.Join(w.home, ".copilot", "hooks", HooksFile)
-	if b, err := os.ReadFile(user); err != nil || !bytes.Equal(b, Render(o.Exe)) {
+	bin := hook.TimeoutBin(o.Getenv)
+	if b, err := os.ReadFile(user); err != nil || !bytes.Equal(b, Render(o.Exe, bin)) {
 		t.Fatalf("install wrote %q, %v to %s", b, err, user)
 	}
 	if !strings.Contains(w.msgs.String(), "in every folder, trusted or not") || !strings.Contains(w.msgs.String(), "--add-dir '/opt/pi cket'") && !strings.Contains(w.msgs.String(), "--add-dir /opt/pi cket") {
@@ -118,7 +126,7 @@ func TestInstall(t *testing.T) {
 	if err := install(w.opts(true, false)); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(proj); !bytes.Equal(b, Render("/opt/pi cket/picket")) {
+	if b, _ := os.ReadFile(proj); !bytes.Equal(b, Render("/opt/pi cket/picket", bin)) {
 		t.Errorf("project install wrote %s", b)
 	}
 	if !strings.Contains(w.msgs.String(), "kept the previous") || !strings.Contains(w.msgs.String(), "not a trusted folder") ||
@@ -138,7 +146,7 @@ func TestInstall(t *testing.T) {
 	if err := install(w.opts(true, true)); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(w.out.Bytes(), Render("/opt/pi cket/picket")) {
+	if !bytes.Equal(w.out.Bytes(), Render("/opt/pi cket/picket", bin)) {
 		t.Errorf("--print wrote %q", w.out)
 	}
 	if _, err := os.Stat(proj); !os.IsNotExist(err) {
@@ -163,10 +171,15 @@ func TestUninstallLeavesOthers(t *testing.T) {
 
 // TestHookCommand: run by bash as Copilot CLI runs it, the hook command
 // passes picket's answer on as it is (an allow, a deny with exit 2), and
-// turns a picket that is missing, fails or is killed into exit 2 with a
-// deny object for the model.
+// turns a picket that is missing, fails, is killed or hangs past the
+// hook command's timeout(1) (cut to 1 s here) into exit 2 with a deny
+// object for the model.
 func TestHookCommand(t *testing.T) {
 	dir := t.TempDir()
+	bin := hook.TimeoutBin(os.Getenv)
+	if bin == "" && os.Getenv("CI") != "" {
+		t.Fatal("no timeout(1) on PATH")
+	}
 	deny := `{"permissionDecision":"deny","permissionDecisionReason":"picket: blocked view /p/.env"}`
 	for _, tt := range []struct {
 		name, script string // the stand-in picket ("" for none)
@@ -179,13 +192,17 @@ func TestHookCommand(t *testing.T) {
 		{"missing", "", 2, "the picket hook failed"},
 		{"fails", "#!/bin/sh\nexit 1\n", 2, "the picket hook failed"},
 		{"killed", "#!/bin/sh\nkill -KILL $$\n", 2, "the picket hook failed"},
+		{"hangs", "#!/bin/sh\nexec sleep 600\n", 2, "the picket hook failed"},
 	} {
+		if tt.name == "hangs" && bin == "" {
+			continue
+		}
 		exe := filepath.Join(dir, tt.name, "pick'et")
 		if tt.script != "" {
 			os.MkdirAll(filepath.Dir(exe), 0o755)
 			os.WriteFile(exe, []byte(tt.script), 0o755)
 		}
-		cmd := exec.Command("bash", "-c", HookCommand(exe))
+		cmd := exec.Command("bash", "-c", hookCommand(exe, bin, 1))
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		err := cmd.Run()

@@ -92,7 +92,7 @@ func (r *copilotE2E) installCopilot(t *testing.T) {
 	out := mustRun(t, r.project, r.env, r.picket, "install", "copilot")
 	t.Logf("picket install copilot: %s", out)
 	b, err := os.ReadFile(filepath.Join(r.copilotHome, "hooks", "picket.json"))
-	if err != nil || !bytes.Contains(b, []byte(r.picket+" hook --agent copilot")) || !bytes.Contains(b, []byte(`"timeoutSec": 90`)) {
+	if err != nil || !bytes.Contains(b, []byte(" --foreground -k 10 120 "+r.picket+" hook --agent copilot")) || !bytes.Contains(b, []byte(`"timeoutSec": 150`)) {
 		t.Fatalf("picket install copilot wrote %s, %v", b, err)
 	}
 }
@@ -301,16 +301,20 @@ func gatedModel(t *testing.T, model *Model, before func(n int)) *httptest.Server
 }
 
 // TestCopilotCLIFailClosed: with picket's executable missing, crashing,
-// or hung past its deadline (here on the read-before-edit ledger's lock),
-// the call is still blocked: the hooks file runs picket so that any
-// failure exits 2, and picket answers before Copilot CLI's timeout, which
-// would run the call.
+// hung on the read-before-edit ledger's lock (picket's own deadline
+// answers) or hung for good (the hooks file's timeout(1) ends it, cut
+// from 120 s to 15 s here, above picket's 10 s deadline), the call is
+// still blocked: the hooks file runs picket so that any failure exits 2,
+// before Copilot CLI's timeout, which would run the call.
 func TestCopilotCLIFailClosed(t *testing.T) {
 	t.Parallel()
 	requireBwrap(t)
 	r := newCopilotE2E(t)
 	writeFile(t, filepath.Join(r.project, "fence.jsonc"), `{"extends": "code", "picket": {"blocklist": [".env"], "writeGuards": {"readBeforeEdit": true}}}`)
 	r.installCopilot(t)
+	hooks := filepath.Join(r.copilotHome, "hooks", "picket.json")
+	b, _ := os.ReadFile(hooks)
+	writeFile(t, hooks, strings.ReplaceAll(string(b), " --foreground -k 10 120 ", " --foreground -k 1 15 "))
 	readme := filepath.Join(r.project, "README.md")
 	const session = "0c0ffee0-1234-4abc-8def-000000000001"
 	// The ledger of the session, locked as a hung filesystem would hold
@@ -337,7 +341,8 @@ func TestCopilotCLIFailClosed(t *testing.T) {
 		1: ToolUse("view", map[string]any{"path": ".env"}),
 		2: ToolUse("view", map[string]any{"path": ".env"}),
 		3: ToolUse("edit", map[string]any{"path": "README.md", "old_str": "hello from", "new_str": "edited by"}),
-		4: Text("DONE"),
+		4: ToolUse("view", map[string]any{"path": ".env"}),
+		5: Text("DONE"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -358,15 +363,23 @@ func TestCopilotCLIFailClosed(t *testing.T) {
 				t.Error(err)
 			}
 			took = time.Now()
-		case 4:
+		case 4: // picket hangs for good
 			syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 			t.Logf("the hung edit took %v", time.Since(took))
+			os.Remove(r.picket)
+			writeFile(t, r.picket, "#!/bin/sh\nexec sleep 600\n")
+			os.Chmod(r.picket, 0o755)
+			took = time.Now()
+		case 5:
+			t.Logf("the view with picket hanging took %v", time.Since(took))
+			os.Remove(r.picket)
+			os.WriteFile(r.picket, bin, 0o755)
 		}
 	})
 	r.run(t, gate.URL, "completions", "gpt-4.1", "--session-id", session)
 
 	blocked(t, model, 0, "view .env", "view")
-	for k, what := range map[int]string{1: "view .env with picket missing", 2: "view .env with picket crashing"} {
+	for k, what := range map[int]string{1: "view .env with picket missing", 2: "view .env with picket crashing", 4: "view .env with picket hanging"} {
 		if s := got(t, model, k, what); !strings.HasPrefix(s, "Denied by preToolUse hook: picket: error: the picket hook failed") || strings.Contains(s, r.secret) {
 			t.Errorf("%s: the model got %q, want the hook command's denial", what, s)
 		}
