@@ -29,7 +29,9 @@ func trust(o hook.InstallOptions) hook.TrustState {
 // (trustedFolders in config.json, which "Yes, and remember this folder"
 // writes, holding the folder or one above it), else skipped without a
 // word. Trust for one session (--trust-folder, COPILOT_ALLOW_ALL=true)
-// is not known here.
+// is not known here. Where other preToolUse hooks run after picket's
+// ([laterHooks]), picket's answer is not the one Copilot CLI applies, and
+// that is reported as not fenced.
 func trustFor(o hook.InstallOptions, file string) hook.TrustState {
 	home, err := copilotHome(o)
 	if err != nil {
@@ -44,18 +46,29 @@ func trustFor(o hook.InstallOptions, file string) hook.TrustState {
 				Fix: fmt.Sprintf("take disableAllHooks out of %s", s)}
 		}
 	}
-	if !strings.HasPrefix(file, filepath.Join(root, ".github", "hooks")+"/") {
-		return hook.TrustState{Trusted: true, Detail: fmt.Sprintf("Copilot CLI runs %s in every folder, trusted or not", filepath.Dir(file))}
-	}
 	config := filepath.Join(home, "config.json")
-	if folder, ok := TrustedFolder(config, root); ok {
-		return hook.TrustState{Trusted: true, Detail: fmt.Sprintf("%s is a trusted folder (%s in %s): Copilot CLI runs its .github/hooks", root, strconv.Quote(folder), config)}
+	folder, trusted := TrustedFolder(config, root)
+	var st hook.TrustState
+	switch {
+	case !strings.HasPrefix(file, filepath.Join(root, ".github", "hooks")+"/"):
+		st = hook.TrustState{Trusted: true, Detail: fmt.Sprintf("Copilot CLI runs %s in every folder, trusted or not", filepath.Dir(file))}
+	case trusted:
+		st = hook.TrustState{Trusted: true, Detail: fmt.Sprintf("%s is a trusted folder (%s in %s): Copilot CLI runs its .github/hooks", root, strconv.Quote(folder), config)}
+	default:
+		return hook.TrustState{
+			Detail: fmt.Sprintf("%s is not a trusted folder of Copilot CLI (%s), which skips its .github/hooks, picket's too, without a word", root, config),
+			Fix: fmt.Sprintf("start copilot in %s and answer \"Yes, and remember this folder for future sessions\", or add %s to \"trustedFolders\" in %s (copilot -p also takes --trust-folder, for that session only); picket changes no trust setting for you",
+				root, strconv.Quote(root), config),
+		}
 	}
-	return hook.TrustState{
-		Detail: fmt.Sprintf("%s is not a trusted folder of Copilot CLI (%s), which skips its .github/hooks, picket's too, without a word", root, config),
-		Fix: fmt.Sprintf("start copilot in %s and answer \"Yes, and remember this folder for future sessions\", or add %s to \"trustedFolders\" in %s (copilot -p also takes --trust-folder, for that session only); picket changes no trust setting for you",
-			root, strconv.Quote(root), config),
+	if later := laterHooks(home, root, trusted, file); len(later) > 0 {
+		return hook.TrustState{
+			Detail: fmt.Sprintf("Copilot CLI runs these after picket's hooks, each on the input the one before returned, and applies the last: %s; any of them can replace a call's input with one picket never judged (a shell command no longer under picket run)",
+				strings.Join(later, ", ")),
+			Fix: fmt.Sprintf("move those hooks where they run before picket's: into a file of %s whose name sorts after %s (Copilot CLI runs that directory's files last name first), or take them out", filepath.Dir(file), filepath.Base(file)),
+		}
 	}
+	return st
 }
 
 // TrustedFolder reports the entry of trustedFolders in Copilot CLI's

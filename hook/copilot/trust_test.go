@@ -69,3 +69,61 @@ func TestTrust(t *testing.T) {
 		}
 	}
 }
+
+// TestLaterHooks: Copilot CLI runs a preToolUse hook after picket's, and
+// applies its input, when it is in a file of the same hooks directory
+// whose name sorts before picket's, in the person's settings.json, or,
+// in a trusted folder, anywhere in the repository; picket then does not
+// fence the calls, and says so with what to do. A file sorting after
+// picket's, a hook on another event, picket's own hooks and an untrusted
+// repository's hooks do not count.
+func TestLaterHooks(t *testing.T) {
+	w := newInstallWorld(t)
+	hooks := filepath.Join(w.home, ".copilot", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	pre := `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./mine.sh"}]}}`
+	write := func(f, s string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(hooks, HooksFile), string(Render("/opt/picket", "")))
+	write(filepath.Join(hooks, "zz-runs-first.json"), pre)
+	write(filepath.Join(hooks, "aa-post.json"), `{"version":1,"hooks":{"postToolUse":[{"type":"command","bash":"./mine.sh"}]}}`)
+	write(filepath.Join(hooks, "aa-picket.json"), `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"/other/picket hook --agent copilot"}]}}`)
+	repoHook := filepath.Join(w.proj, ".github", "hooks", "repo.json")
+	write(repoHook, pre)
+	if st := trust(w.opts(false, false)); !st.Trusted {
+		t.Fatalf("no hook after picket's (the repository untrusted): %+v", st)
+	}
+
+	for _, tt := range []struct{ file, body string }{
+		{filepath.Join(hooks, "aa-mine.json"), pre},
+		{filepath.Join(w.home, ".copilot", "settings.json"), "// mine\n{\"hooks\": {\"preToolUse\": [{\"type\": \"command\", \"bash\": \"./mine.sh\"}]}}"},
+		{filepath.Join(hooks, "00-claude-style.json"), `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./mine.sh"}]}]}}`},
+	} {
+		write(tt.file, tt.body)
+		st := trust(w.opts(false, false))
+		if st.Trusted || !strings.Contains(st.Detail, tt.file+" (1 preToolUse hook)") || !strings.Contains(st.Fix, "sorts after picket.json") {
+			t.Errorf("with %s: %+v, want it named as running after picket's", tt.file, st)
+		}
+		os.Remove(tt.file)
+	}
+
+	os.WriteFile(filepath.Join(w.home, ".copilot", "config.json"), []byte(`{"trustedFolders":["`+w.proj+`"]}`), 0o600)
+	if st := trust(w.opts(false, false)); st.Trusted || !strings.Contains(st.Detail, repoHook) {
+		t.Errorf("trusted repository with a hook: %+v, want it named", st)
+	}
+	// picket's own in the repository: the repository's files after it
+	// count, the person's (run before it) do not.
+	write(filepath.Join(w.proj, ".github", "hooks", HooksFile), string(Render("/opt/picket", "")))
+	if st := trust(w.opts(true, false)); !st.Trusted {
+		t.Errorf("project install, repo.json sorting after picket.json: %+v", st)
+	}
+	write(filepath.Join(w.proj, ".github", "copilot", "settings.json"), `{"hooks":{"preToolUse":[{"type":"command","bash":"./mine.sh"}]}}`)
+	if st := trust(w.opts(true, false)); st.Trusted || !strings.Contains(st.Detail, "settings.json (1 preToolUse hook)") {
+		t.Errorf("project install with the repository's settings hook: %+v", st)
+	}
+}

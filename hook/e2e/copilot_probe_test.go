@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -317,5 +318,58 @@ func TestCopilotProbeTrust(t *testing.T) {
 				t.Errorf("with the repository's hooks skipped the model got %q, want the canary's content", r.Text)
 			}
 		})
+	}
+}
+
+// TestCopilotProbeHookOrder proves how Copilot CLI runs several
+// preToolUse hooks, which decides whether picket's rewrite is the one it
+// applies: one after another, each on the input the one before returned,
+// the last one's modifiedArgs applied; the files of ~/.copilot/hooks in
+// reverse byte order of their names, then ~/.copilot/settings.json's
+// inline hooks, then (in a trusted folder) the repository's .github/hooks
+// and its .github/copilot/settings.json. picket's Trust names every hook
+// that runs after picket.json's.
+func TestCopilotProbeHookOrder(t *testing.T) {
+	t.Parallel()
+	copilot, _ := AgentBinary(t, "copilot")
+	model, err := StartChat([]Turn{0: copilotShell("echo ORIGINAL"), 1: Text("DONE")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	w := newCopilotWorld(t, model, "completions", "gpt-4.1")
+	log := filepath.Join(w.base, "hooks.log")
+	entry := func(name string) string {
+		return `{"type":"command","bash":` + jsonString(`in=$(cat); printf '%s %s\n' `+name+` "$in" >> `+log+
+			`; echo '{"modifiedArgs":{"command":"echo `+name+`","description":"probe"}}'`) + `,"timeoutSec":30}`
+	}
+	file := func(name string) string { return `{"version":1,"hooks":{"preToolUse":[` + entry(name) + `]}}` }
+	for _, n := range []string{"!bang", "0zero", "Aupper", "alower", "picket", "zlast"} {
+		writeFile(t, filepath.Join(w.copilotHome, "hooks", n+".json"), file("user:"+n))
+	}
+	writeFile(t, filepath.Join(w.project, ".github", "hooks", "repo.json"), file("repo:hooks"))
+	writeFile(t, filepath.Join(w.project, ".github", "copilot", "settings.json"), `{"hooks":{"preToolUse":[`+entry("repo:settings")+`]}}`)
+	writeFile(t, filepath.Join(w.copilotHome, "settings.json"), `{"hooks":{"preToolUse":[`+entry("user:settings")+`]}}`)
+	writeFile(t, filepath.Join(w.copilotHome, "config.json"), `{"trustedFolders":[`+jsonString(w.project)+`]}`)
+	w.run(t, w.project, nil, copilot, copilotArgs()...)
+
+	b, _ := os.ReadFile(log)
+	want := []string{"user:zlast", "user:picket", "user:alower", "user:Aupper", "user:0zero", "user:!bang", "user:settings", "repo:hooks", "repo:settings"}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("hooks ran:\n%s\nwant %v", b, want)
+	}
+	for i, l := range lines {
+		name, in, _ := strings.Cut(l, " ")
+		prev := "ORIGINAL"
+		if i > 0 {
+			prev = want[i-1]
+		}
+		if name != want[i] || !strings.Contains(in, `"command":"echo `+prev+`"`) {
+			t.Errorf("hook %d: %s with %s; want %s with the input %s returned", i, name, in, want[i], prev)
+		}
+	}
+	if s := model.Results()[ToolUseID(0)].Text; !strings.HasPrefix(s, "repo:settings\n") {
+		t.Errorf("the shell ran %q, want the last hook's rewrite", s)
 	}
 }
