@@ -45,6 +45,8 @@ var Agent = hook.Agent{
 	Install:       install,
 	Uninstall:     uninstall,
 	Trust:         trust,
+	Wired:         wired,
+	Canary:        canary,
 	Fixtures:      "hook/copilot/testdata",
 	InstallHelp:   installHelp,
 }
