@@ -161,6 +161,14 @@ type CommandHook struct {
 	// picket hook judges an event as this agent's when the variable is
 	// set, whatever --agent names. "" for none.
 	HostEnv string
+	// Preflight, when set, is run by picket hook with the hook's
+	// environment before it judges a call: an error denies the call, with
+	// the error as its reason. It is for what the agent's own
+	// configuration does to picket's answer on every call, which no
+	// install can settle once (Copilot CLI applies the input of the last
+	// of several preToolUse hooks, and a person may add one after
+	// picket's at any time).
+	Preflight func(getenv func(string) string) error
 }
 
 // EventKind is what an agent's event asks of picket.
@@ -305,11 +313,16 @@ type InstallOptions struct {
 // DecodeHook decodes an event a command hook reads, as Decode, and where
 // the agent starts its hook in the session's directory but names another
 // as the event's cwd ([CommandHook.RootIsWorkingDir]), sets Call.Root to
-// the hook's own working directory, from wd.
-func (a *Agent) DecodeHook(event []byte, wd func() (string, error)) (Event, error) {
+// the hook's own working directory, from wd. A call before a tool runs
+// is refused when the agent's [CommandHook.Preflight], given getenv,
+// fails.
+func (a *Agent) DecodeHook(event []byte, wd func() (string, error), getenv func(string) string) (Event, error) {
 	ev, err := a.Decode(event)
 	if err == nil && a.Hook != nil && a.Hook.RootIsWorkingDir && ev.Call.Root == "" {
 		ev.Call.Root, err = wd()
+	}
+	if err == nil && ev.Kind == BeforeTool && a.Hook != nil && a.Hook.Preflight != nil {
+		err = a.Hook.Preflight(getenv)
 	}
 	return ev, err
 }

@@ -90,7 +90,7 @@ func runHook(c *cli, args []string) int {
 			return
 		}
 		recoverQuarantine(c)
-		ev, err := agent.DecodeHook(in, os.Getwd)
+		ev, err := agent.DecodeHook(in, os.Getwd, c.getenv)
 		if err != nil {
 			done <- pipe.DecodeError(ev, err)
 			return
