@@ -37,7 +37,7 @@ var Agent = hook.Agent{
 	FileTools:     fileTools,
 	Rewrite:       rewrite,
 	Decode:        decode,
-	Hook:          &hook.CommandHook{Timeout: HookTimeout * time.Second, HostEnv: projectDirEnv},
+	Hook:          &hook.CommandHook{Timeout: HookTimeout * time.Second, HostEnv: projectDirEnv, Preflight: preflight},
 	Reply:         reply,
 	ConfigPaths:   configPaths,
 	Wire:          wire,

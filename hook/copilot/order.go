@@ -2,11 +2,14 @@ package copilot
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/picketdev/picket/hook"
 )
 
 // laterHooks are the preToolUse hooks Copilot CLI runs after the hooks
@@ -119,4 +122,36 @@ func isPicket(e map[string]json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// preflight is the CommandHook's Preflight: a call is denied while a
+// preToolUse hook runs after the hooks file picket runs from, since
+// Copilot CLI applies the input the last hook returns, which picket never
+// judged. Copilot CLI names the directory of the hooks file it runs
+// (COPILOT_HOOK_DIR: picket.json there is install's); where it names
+// none (the hooks of a .claude/settings.json), the order is not known
+// and nothing is checked. The repository's hooks count in a folder
+// trusted in config.json, by COPILOT_ALLOW_ALL, or where picket's own
+// hooks file is the repository's; a trust given with --trust-folder is
+// not seen.
+func preflight(getenv func(string) string) error {
+	dir := getenv("COPILOT_HOOK_DIR")
+	if dir == "" || !filepath.IsAbs(dir) {
+		return nil
+	}
+	home, err := copilotHome(hook.InstallOptions{Getenv: getenv, Home: getenv("HOME")})
+	if err != nil {
+		return err
+	}
+	root := getenv(projectDirEnv)
+	trusted := false
+	if filepath.IsAbs(root) {
+		_, trusted = TrustedFolder(filepath.Join(home, "config.json"), root)
+		trusted = trusted || getenv("COPILOT_ALLOW_ALL") == "true" || filepath.Clean(dir) == filepath.Join(root, ".github", "hooks")
+	}
+	if later := laterHooks(home, root, trusted, filepath.Join(filepath.Clean(dir), HooksFile)); len(later) > 0 {
+		return fmt.Errorf("Copilot CLI runs %s after picket's hooks and applies the input the last one returns, which picket never judged: move them into a file of %s named after %s in sort order, or take them out (picket doctor says more)",
+			strings.Join(later, ", "), filepath.Clean(dir), HooksFile)
+	}
+	return nil
 }

@@ -127,3 +127,43 @@ func TestLaterHooks(t *testing.T) {
 		t.Errorf("project install with the repository's settings hook: %+v", st)
 	}
 }
+
+// TestPreflight: picket hook, run from a hooks file Copilot CLI names in
+// COPILOT_HOOK_DIR, refuses every call while a preToolUse hook runs after
+// that file's, and says which; run from elsewhere it checks nothing.
+func TestPreflight(t *testing.T) {
+	w := newInstallWorld(t)
+	hooks := filepath.Join(w.home, ".copilot", "hooks")
+	env := map[string]string{"HOME": w.home, "COPILOT_HOOK_DIR": hooks, "COPILOT_PROJECT_DIR": w.proj}
+	getenv := func(k string) string { return env[k] }
+	os.MkdirAll(hooks, 0o755)
+	os.WriteFile(filepath.Join(hooks, HooksFile), Render("/opt/picket", ""), 0o644)
+	os.WriteFile(filepath.Join(hooks, "zz.json"), []byte(`{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./mine.sh"}]}}`), 0o644)
+	if err := preflight(getenv); err != nil {
+		t.Fatalf("a hook before picket's: %v", err)
+	}
+	mine := filepath.Join(hooks, "aa.json")
+	os.WriteFile(mine, []byte(`{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./mine.sh"}]}}`), 0o644)
+	if err := preflight(getenv); err == nil || !strings.Contains(err.Error(), mine) {
+		t.Errorf("a hook after picket's: %v, want it named", err)
+	}
+	env["COPILOT_HOOK_DIR"] = ""
+	if err := preflight(getenv); err != nil {
+		t.Errorf("no hooks dir named: %v", err)
+	}
+	os.Remove(mine)
+
+	// picket's hooks file in the repository: its files after it count,
+	// the folder being trusted since Copilot CLI runs them.
+	repo := filepath.Join(w.proj, ".github", "hooks")
+	os.MkdirAll(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, HooksFile), Render("/opt/picket", ""), 0o644)
+	env["COPILOT_HOOK_DIR"] = repo
+	if err := preflight(getenv); err != nil {
+		t.Fatalf("repository hooks file alone: %v", err)
+	}
+	os.WriteFile(filepath.Join(repo, "lint.json"), []byte(`{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./lint.sh"}]}}`), 0o644)
+	if err := preflight(getenv); err == nil || !strings.Contains(err.Error(), "lint.json") {
+		t.Errorf("a repository hook after picket's: %v, want it named", err)
+	}
+}
