@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/picketdev/picket/hook"
-	"github.com/picketdev/picket/sandbox"
 )
 
 // HooksFile is the name of picket's own hooks file, in
@@ -173,11 +172,13 @@ func install(o hook.InstallOptions) error {
 	o.Info("installed picket's hooks for Copilot CLI in %s", file)
 	tellTrust(o, file)
 	o.Hint("start Copilot CLI again: it reads its hooks when a session starts")
-	tellPaths(o)
+	if hook.ShellSandboxed(o.GOOS) {
+		tellPaths(o)
+	}
 	if bin == "" {
 		o.Warn("no timeout(1) on PATH: a picket that hangs past %d s lets Copilot CLI run the call (install coreutils and run install again)", HookTimeout)
 	}
-	warnShellSandbox(o)
+	o.WarnShellSandbox("Copilot CLI's bash commands")
 	return nil
 }
 
@@ -247,18 +248,6 @@ func tellPaths(o hook.InstallOptions) {
 	dir := filepath.Dir(o.Exe)
 	o.Hint("every bash command now starts with %s, which Copilot CLI asks about once a session (answer \"Yes, and add these directories to the allowed list\"); start it with --add-dir %s to allow it up front (copilot -p needs that, or --allow-all-paths)",
 		o.Exe, hook.ShellQuote(dir))
-}
-
-// warnShellSandbox says so when the shell sandbox cannot work here: then
-// every bash command of Copilot CLI fails (picket run never runs one
-// unfenced) until bubblewrap and user namespaces are there.
-func warnShellSandbox(o hook.InstallOptions) {
-	st := sandbox.Probe(o.Getenv("PATH"), o.Getenv(sandbox.ProbeEnv))
-	if st.Works() {
-		return
-	}
-	o.Warn("%s: Copilot CLI's bash commands will fail (exit 126) until it works", st)
-	o.Hint("'picket run -- true' says what is missing and how to fix it")
 }
 
 // record is what install keeps in picket's state dir about one hooks

@@ -3,6 +3,7 @@ package copilot
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -219,5 +220,25 @@ func TestHookCommand(t *testing.T) {
 				t.Errorf("%s: stdout %q is not one deny object", tt.name, out.String())
 			}
 		}
+	}
+}
+
+// TestInstallWithoutSandbox: where picket run has no sandbox (macOS),
+// install says Copilot CLI's bash commands are not fenced and gives no
+// hint about picket's directory in them, and a bash call is left as the
+// model wrote it (the pipeline answers nothing for ErrShellUnsandboxed).
+func TestInstallWithoutSandbox(t *testing.T) {
+	w := newInstallWorld(t)
+	o := w.opts(false, false)
+	o.GOOS = "darwin"
+	if err := install(o); err != nil {
+		t.Fatal(err)
+	}
+	if s := w.msgs.String(); !strings.Contains(s, "warning: Copilot CLI's bash commands are not fenced on darwin") || strings.Contains(s, "--add-dir") {
+		t.Errorf("install on darwin said:\n%s", s)
+	}
+	c := hook.Call{Tool: "bash", Cwd: "/p", Input: map[string]json.RawMessage{"command": json.RawMessage(`"cat .env"`)}}
+	if in, err := rewrite(c, hook.ShellRun{Exe: "/opt/picket", GOOS: "darwin"}); !errors.Is(err, hook.ErrShellUnsandboxed) || in != nil {
+		t.Errorf("rewrite on darwin = %s, %v; want ErrShellUnsandboxed", in, err)
 	}
 }
