@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,7 +84,7 @@ func advise(o hook.InstallOptions, path, dir string) {
 		verb := map[bool]string{true: "holds", false: "hold"}[len(later) == 1]
 		o.Warn("%s %s BeforeTool hooks that Gemini CLI runs after picket's: it runs a call with the input the last of them returns, which picket does not judge again (a shell command they rewrite stays under picket run)", strings.Join(later, " and "), verb)
 	}
-	if _, err := exec.LookPath("timeout"); err != nil {
+	if timeoutBin() == "" {
 		o.Warn("no timeout command on PATH (coreutils): a picket that hangs past %s lets Gemini CLI run the call", HookTimeout)
 	}
 	o.WarnShellSandbox("Gemini CLI's shell commands")

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tailscale/hujson"
@@ -35,17 +37,29 @@ const (
 // without text, is missing, is killed or outlives its timeout: the
 // command runs picket under coreutils' timeout, shorter than Gemini
 // CLI's own, and turns every non-zero exit into exit 2 with a reason on
-// stderr, which blocks. (Where there is no timeout, picket's own deadline
-// is all there is; install says so.)
-func HookCommand(exe string) string { return hookCommand(exe, KillAfter) }
+// stderr, which blocks. The timeout is named by the absolute path found
+// when the command is made ([hook.TimeoutBin]): a "timeout" put on PATH
+// later, one that exits 0, would otherwise stand in for it and let every
+// call through. (Where there is none, picket's own deadline is all there
+// is; install says so.)
+func HookCommand(exe string) string { return hookCommand(exe, timeoutBin(), KillAfter) }
 
-// hookCommand is HookCommand with picket killed after kill.
-func hookCommand(exe string, kill time.Duration) string {
+// timeoutBin is coreutils' timeout by absolute path, looked up once.
+var timeoutBin = sync.OnceValue(func() string { return hook.TimeoutBin(os.Getenv) })
+
+// hookCommand is HookCommand with the timeout at tb ("" for none)
+// killing picket after kill.
+func hookCommand(exe, tb string, kill time.Duration) string {
 	p := hook.ShellQuote(exe) + " " + strings.Join(HookArgs, " ")
-	return "if command -v timeout >/dev/null 2>&1; then timeout --foreground -s KILL " +
-		strconv.Itoa(int(kill.Seconds())) + " " + p + "; else " + p + "; fi || " +
+	if tb != "" {
+		p = hook.ShellQuote(tb) + timeoutArgs + strconv.Itoa(int(kill.Seconds())) + " " + p
+	}
+	return p + " || " +
 		`{ echo "picket: error: picket's hook failed, timed out or is missing (exit $?), so Gemini CLI's call was blocked; run picket doctor" >&2; exit 2; }`
 }
+
+// timeoutArgs stand between the timeout's path and its seconds.
+const timeoutArgs = " --foreground -s KILL "
 
 // isPicketHook reports whether a hook entry is picket's: named picket,
 // running picket hook for Gemini CLI (any executable).

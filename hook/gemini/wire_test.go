@@ -138,7 +138,7 @@ func TestHookCommand(t *testing.T) {
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			os.WriteFile(p, []byte(tt.script), 0o755)
 		}
-		cmd := exec.Command("bash", "-c", hookCommand(p, time.Second))
+		cmd := exec.Command("bash", "-c", hookCommand(p, hook.TimeoutBin(os.Getenv), time.Second))
 		cmd.Stdin = strings.NewReader(`{"hook_event_name":"BeforeTool"}`)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -151,7 +151,7 @@ func TestHookCommand(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.name, code, stdout.String(), stderr.String(), tt.code, tt.out, tt.err)
 		}
 	}
-	if !strings.HasPrefix(HookCommand("/x/picket"), "if command -v timeout") || KillAfter >= HookTimeout {
+	if KillAfter >= HookTimeout {
 		t.Errorf("the command kills picket after %s, Gemini CLI's timeout is %s", KillAfter, HookTimeout)
 	}
 	// picket answers by itself before it is killed: a prompt starts within
@@ -159,5 +159,32 @@ func TestHookCommand(t *testing.T) {
 	// no one answered, within the longest prompt timeout and its margin.
 	if answer := 10*time.Second + time.Duration(decide.PromptTimeoutCap)*time.Second + hook.PromptMargin; answer+3*time.Second > KillAfter {
 		t.Errorf("picket may take %s to answer, the command kills it after %s", answer, KillAfter)
+	}
+}
+
+// TestHookCommandPlantedTimeout: a "timeout" put on PATH after install,
+// one that exits 0 without running anything, does not stand in for
+// coreutils' one: a picket that fails still blocks the call.
+func TestHookCommandPlantedTimeout(t *testing.T) {
+	tb := hook.TimeoutBin(os.Getenv)
+	if tb == "" {
+		t.Skip("no timeout(1) on PATH")
+	}
+	dir := t.TempDir()
+	planted, p := filepath.Join(dir, "bin"), filepath.Join(dir, "picket")
+	os.MkdirAll(planted, 0o755)
+	os.WriteFile(filepath.Join(planted, "timeout"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	os.WriteFile(p, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	cmd := exec.Command("bash", "-c", hookCommand(p, tb, KillAfter))
+	cmd.Env = append(os.Environ(), "PATH="+planted+":"+os.Getenv("PATH"))
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"BeforeTool"}`)
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 2 {
+		t.Errorf("with a planted timeout on PATH, a failing picket gave %v, want exit 2 (blocked)", err)
+	}
+	if got := hookExe(hookCommand("/x/pick et", tb, KillAfter)); got != "/x/pick et" {
+		t.Errorf("hookExe = %q", got)
+	}
+	if got := hookExe(hookCommand("/x/picket", "", KillAfter)); got != "/x/picket" {
+		t.Errorf("hookExe without a timeout = %q", got)
 	}
 }

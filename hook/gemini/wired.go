@@ -115,31 +115,43 @@ func wiringsIn(b []byte, path string) ([]hook.Wiring, error) {
 }
 
 // hookExe is the picket executable a command HookCommand wrote runs: its
-// first word after the timeout, unquoted; "" when it is not one.
+// first word, or the first after the timeout and its seconds, unquoted;
+// "" when it is not one.
 func hookExe(cmd string) string {
-	const lead = "if command -v timeout >/dev/null 2>&1; then timeout --foreground -s KILL "
-	rest, ok := strings.CutPrefix(cmd, lead)
+	word, rest, ok := shellWord(cmd)
 	if !ok {
 		return ""
 	}
-	_, rest, _ = strings.Cut(rest, " ") // the seconds
-	if !strings.HasPrefix(rest, "'") {
-		word, _, _ := strings.Cut(rest, " ")
-		return word
-	}
-	var b strings.Builder
-	for rest = rest[1:]; ; {
-		i := strings.IndexByte(rest, '\'')
-		if i < 0 {
+	if after, found := strings.CutPrefix(rest, timeoutArgs); found {
+		_, after, _ = strings.Cut(after, " ") // the seconds
+		word, _, ok = shellWord(after)
+		if !ok {
 			return ""
 		}
-		b.WriteString(rest[:i])
-		rest = rest[i+1:]
-		if !strings.HasPrefix(rest, `\''`) {
-			return b.String()
+	}
+	return word
+}
+
+// shellWord splits off the first word of s as hook.ShellQuote writes one
+// (bare, or in single quotes with '\” for a quote).
+func shellWord(s string) (word, rest string, ok bool) {
+	if !strings.HasPrefix(s, "'") {
+		word, rest, _ = strings.Cut(s, " ")
+		return word, " " + rest, word != ""
+	}
+	var b strings.Builder
+	for s = s[1:]; ; {
+		i := strings.IndexByte(s, '\'')
+		if i < 0 {
+			return "", "", false
+		}
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		if !strings.HasPrefix(s, `\''`) {
+			return b.String(), s, true
 		}
 		b.WriteByte('\'')
-		rest = rest[3:]
+		s = s[3:]
 	}
 }
 

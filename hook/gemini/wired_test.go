@@ -15,7 +15,7 @@ func TestHookExe(t *testing.T) {
 			t.Errorf("hookExe(HookCommand(%q)) = %q", exe, got)
 		}
 	}
-	for _, cmd := range []string{"", "/x/picket hook --agent gemini", "if command -v timeout >/dev/null 2>&1; then timeout --foreground -s KILL 85 '/x/pi"} {
+	for _, cmd := range []string{"", "/x/picket hook --agent gemini", "/usr/bin/timeout --foreground -s KILL 85 '/x/pi"} {
 		if got := hookExe(cmd); got != "" && HookCommand(got) == cmd {
 			t.Errorf("hookExe(%q) = %q", cmd, got)
 		}
