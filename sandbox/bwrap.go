@@ -7,8 +7,11 @@ import (
 	"strings"
 )
 
-// InfoFD is the descriptor bubblewrap writes the sandbox's PID to; [Run]
-// passes a pipe there.
+// InfoFD is the descriptor bubblewrap writes the sandbox's status to
+// (--json-status-fd): the sandbox's PID once it is made, and the
+// command's exit code only if the sandbox's setup finished and the command
+// started, which is how [Run] tells a setup that failed from a command
+// that failed. [Run] passes a pipe there.
 const InfoFD = 3
 
 // HandoffFD is the descriptor the first process inside the sandbox hands
@@ -49,7 +52,7 @@ func bwrapArgs(p Plan, cmd []string) []string {
 	args := []string{
 		"--die-with-parent", "--new-session",
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--unshare-net", "--cap-drop", "ALL", "--as-pid-1", "--info-fd", "3",
+		"--unshare-net", "--cap-drop", "ALL", "--as-pid-1", "--json-status-fd", "3",
 	}
 	switch p.Root {
 	case RootReadOnly:
@@ -104,7 +107,8 @@ func (p Plan) ops() []op {
 		}
 	}
 	for _, r := range p.Read {
-		add(r, rankRead, "--ro-bind", r, r)
+		// Gone since the walk: a plan made now would not show it.
+		add(r, rankRead, "--ro-bind-try", r, r)
 	}
 	for _, t := range p.Through {
 		// Bound over the private /tmp or /run as the root showed it:
@@ -127,7 +131,9 @@ func (p Plan) ops() []op {
 		add(w, rankWrite, "--bind", w, w)
 	}
 	for _, s := range p.Structure {
-		add(s, rankStructure, "--bind", s, s)
+		// Gone since the walk: nothing below it is left to keep in place,
+		// and a protected path there that a rule names fails below.
+		add(s, rankStructure, "--bind-try", s, s)
 	}
 	hiddenFile := map[string]bool{}
 	for _, h := range p.Hide {
@@ -140,7 +146,7 @@ func (p Plan) ops() []op {
 			// (it reads /proc/self/mountinfo again for every bind).
 			continue
 		}
-		add(q, rankProtect, "--ro-bind", q, q)
+		add(q, rankProtect, protectBind(q, p.named), q, q)
 	}
 	for _, h := range p.Hide {
 		if h.Dir {
@@ -150,7 +156,8 @@ func (p Plan) ops() []op {
 		}
 	}
 	for _, s := range p.Sockets {
-		add(s, rankSocket, "--ro-bind", s, s)
+		// Gone since the walk: a plan made now would not bind it.
+		add(s, rankSocket, "--ro-bind-try", s, s)
 	}
 	if p.Exe != "" {
 		add(p.Exe, rankExe, "--ro-bind", p.Exe, p.Exe)
@@ -162,6 +169,21 @@ func (p Plan) ops() []op {
 		return a.rank - b.rank
 	})
 	return ops
+}
+
+// protectBind is the bind that keeps q read-only. A path the walk found
+// (a fence.json below a writable tree) that is gone when bubblewrap binds
+// it is skipped: that is the plan a walk made a moment later would give,
+// and no weaker, as a file the command then creates there is one it could
+// have created under that later plan too, and [Run] moves it aside
+// afterwards all the same. A path a rule names literally is bound
+// strictly: a plan made now would put a placeholder there, so its absence
+// fails the setup and [Run]'s caller plans again.
+func protectBind(q string, named []string) string {
+	if slices.Contains(named, q) {
+		return "--ro-bind"
+	}
+	return "--ro-bind-try"
 }
 
 // comparePaths orders paths so that a directory comes before everything

@@ -488,11 +488,18 @@ func placeholderFor(m string) string {
 	return ""
 }
 
-// Placeholders returns the plan's protected paths that do not exist yet:
-// [Run] creates them as empty directories before the sandbox starts.
+// Placeholders returns the plan's protected paths that a rule names
+// literally (and the placeholders for them) that do not exist yet: [Run]
+// creates them as empty directories before the sandbox starts. A path the
+// walk found that has gone since gets none: a plan made now would not
+// have it, and a directory left there would stop the person creating the
+// file again (see [protectBind]).
 func (p Plan) Placeholders() []string {
 	var out []string
 	for _, q := range p.Protect {
+		if !slices.Contains(p.named, q) {
+			continue
+		}
 		if _, err := os.Lstat(q); os.IsNotExist(err) {
 			out = append(out, q)
 		}

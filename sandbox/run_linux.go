@@ -27,8 +27,8 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sys
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH}
 
 // Run runs cmd under p and returns its exit status. It returns an
-// *[UnavailableError] when bubblewrap could not create the sandbox (then
-// nothing ran).
+// *[UnavailableError] when bubblewrap could not create the sandbox, and a
+// *[SetupError] when it could not finish setting it up (then nothing ran).
 func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if r.Bwrap == "" {
 		return 0, &UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
@@ -98,14 +98,15 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	infoW.Close()
 	handed := r.receiveListeners(keep)
 	defer handed()
-	pid := make(chan int, 1)
-	go func() { pid <- readChildPID(info) }()
+	pid, ran := make(chan int, 1), make(chan bool, 1)
+	go func() { ran <- readStatus(info, pid) }()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
-	child := 0
+	child, signalled := 0, false
 	for {
 		select {
 		case s := <-sigs:
+			signalled = true
 			target := child
 			if target <= 0 {
 				target = c.Process.Pid
@@ -120,7 +121,8 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 				}
 			}
 			ended := ctimeCeiling() // every process of the sandbox is gone
-			code, err := exitStatus(c, err, child)
+			// bubblewrap is gone, so the status pipe has reached its end.
+			code, err := exitStatus(c, err, child, <-ran || signalled)
 			r.quarantine(p, started)
 			settled(ended)
 			waitPast(ended)
@@ -198,32 +200,54 @@ func (p Plan) changedStamps() []dirStamp {
 	return out
 }
 
-func readChildPID(r io.ReadCloser) int {
+// readStatus reads bubblewrap's --json-status-fd until it ends: it sends
+// the sandbox's PID on pid as soon as it comes (-1 when none does), and
+// reports whether the command started, which bubblewrap says by giving an
+// exit code only when the sandbox's setup finished.
+func readStatus(r io.ReadCloser, pid chan<- int) (started bool) {
 	defer r.Close()
-	b, _ := io.ReadAll(r)
-	var info struct {
-		ChildPID int `json:"child-pid"`
+	sent := false
+	for d := json.NewDecoder(r); ; {
+		var s struct {
+			ChildPID *int `json:"child-pid"`
+			ExitCode *int `json:"exit-code"`
+		}
+		if d.Decode(&s) != nil {
+			break
+		}
+		if s.ChildPID != nil && !sent {
+			pid <- *s.ChildPID
+			sent = true
+		}
+		started = started || s.ExitCode != nil
 	}
-	if json.Unmarshal(b, &info) != nil || info.ChildPID <= 0 {
-		return -1
+	if !sent {
+		pid <- -1
 	}
-	return info.ChildPID
+	return started
 }
 
 // exitStatus maps bubblewrap's end to the command's status. bubblewrap
 // failing before it reported the sandbox's PID means no sandbox existed,
-// so nothing ran: most often, user namespaces are disabled.
-func exitStatus(c *exec.Cmd, err error, child int) (int, error) {
+// so nothing ran: most often, user namespaces are disabled. Failing after
+// it, with started false, means the setup failed before the command
+// started; started is true also when picket passed a signal on, which
+// ends a setup too, and must not read as a path that changed.
+func exitStatus(c *exec.Cmd, err error, child int, started bool) (int, error) {
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return 0, err
 	}
 	code := c.ProcessState.ExitCode()
-	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	ws, ok := c.ProcessState.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
 		code = 128 + int(ws.Signal())
 	}
 	if child <= 0 && code != 0 {
 		return 0, &UnavailableError{What: "bubblewrap could not create the sandbox's namespaces (are unprivileged user namespaces disabled?)", Userns: true}
+	}
+	if !started && code != 0 && !(ok && ws.Signaled()) {
+		return 0, &SetupError{Status: code}
 	}
 	return code, nil
 }
@@ -293,6 +317,9 @@ func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
 			made = append(made, m)
 		case errors.Is(err, os.ErrExist), errors.Is(err, os.ErrPermission):
 			// exists now, or the person cannot create it either
+		case errors.Is(err, os.ErrNotExist):
+			// its directory went since the plan: the strict bind of it
+			// fails the setup, and the caller plans again
 		default:
 			lock.Close()
 			return nil, fmt.Errorf("failed to create placeholder %s: %w", m, err)

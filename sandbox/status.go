@@ -39,6 +39,18 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string { return e.What }
 
+// SetupError is a sandbox bubblewrap began but could not finish setting
+// up, so the command never started: most often a path the plan mounts
+// changed between the walk and the mount (a temp file another program
+// removed). Planning again sees the change, so the caller may retry.
+type SetupError struct {
+	Status int // bubblewrap's exit status
+}
+
+func (e *SetupError) Error() string {
+	return fmt.Sprintf("bubblewrap could not set the sandbox up (exit status %d): a path it mounts changed while it started (bubblewrap's message names it)", e.Status)
+}
+
 // Hint says how to fix it, or to run unfenced with --unsandboxed.
 func (e *UnavailableError) Hint() string {
 	return e.HintOr("run with --unsandboxed to accept running unfenced")

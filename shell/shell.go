@@ -67,11 +67,12 @@ func (r Runner) Sandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ext
 		exe = r
 	}
 	state := loaded.Env.StateDir()
-	plan, err := sandbox.NewPlan(loaded, sandbox.Options{
+	opts := sandbox.Options{
 		Exe: exe, EmptyFile: filepath.Join(state, "sandbox", "hidden"),
 		BindTmp: bindTmp, ExtraRead: extraRead, Command: cmd, CacheDir: filepath.Join(state, "sandbox"),
 		NoKeeper: r.Getenv(sandbox.KeeperEnv) == "off",
-	})
+	}
+	plan, err := sandbox.NewPlan(loaded, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -100,7 +101,7 @@ func (r Runner) Sandboxed(loaded *decide.Loaded, cmd, env []string, bindTmp, ext
 		sr.Env = nr.pol.ProxyEnv(env)
 		sr.Listeners = nr.serve
 	}
-	return sandbox.Run(plan, sr, cmd)
+	return sandbox.RunReplanned(plan, func() (sandbox.Plan, error) { return sandbox.NewPlan(loaded, opts) }, sr, cmd)
 }
 
 // Plain runs cmd without a sandbox (--unsandboxed), passing signals on,
