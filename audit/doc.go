@@ -21,7 +21,19 @@
 // O_APPEND, so on a local file system lines from concurrent processes are
 // never torn or interleaved. Writers hold a shared flock(2) on "<path>.lock"
 // while they open and write; rotation takes it exclusively, so no line is
-// written into a file that is being renamed away and none is lost.
+// written into a file that is being renamed away and none is lost. A
+// writer that finds the file due for rotation queues on a second lock,
+// "<path>.gate", before it waits for the exclusive one, so writers that
+// keep taking the shared lock cannot starve the rotation.
+//
+// A writer waits at most 3 seconds for these locks (a hung process or a
+// person's flock may hold them); then it writes the line, whole, to a
+// spill file of its own beside the log, "<path>.spill-<pid>-<time>-<n>.ndjson",
+// and [Log.Append] returns a [*SpilledError]. [Log.Close] folds spill
+// files into the log, each in one write, when the lock is free at once;
+// [Tail] reads those not yet folded, and [Follow] shows a spilled line
+// when it is folded. A process that dies between a fold's write and its
+// removal of the spill file leaves the line to be folded twice.
 //
 // The log rotates on the first write of each UTC day (the day in the
 // current file's first line is older than today) and before a write would

@@ -11,9 +11,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func lockShared(f *os.File) error    { return flockWithin(f, unix.LOCK_SH, lockWait) }
-func lockExclusive(f *os.File) error { return flockWithin(f, unix.LOCK_EX, lockWait) }
-func unlock(f *os.File) error        { return flock(f, unix.LOCK_UN) }
+func lockShared(f *os.File, deadline time.Time) error {
+	return flockBy(f, unix.LOCK_SH, deadline)
+}
+
+func lockExclusive(f *os.File, deadline time.Time) error {
+	return flockBy(f, unix.LOCK_EX, deadline)
+}
+
+func unlock(f *os.File) error { return flock(f, unix.LOCK_UN) }
+
+// tryLockShared reports false, with no error, when another process holds
+// f exclusively.
+func tryLockShared(f *os.File) (bool, error) {
+	err := flock(f, unix.LOCK_SH|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}
 
 // tryLockExclusive reports false, with no error, when another process holds
 // a lock on f.
@@ -25,21 +41,29 @@ func tryLockExclusive(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
-// lockWait bounds the wait for the log's lock: a process that holds it
-// and hangs (or a person's flock) must cost the line, never the call's
-// answer (the hook's deadline would turn an allow into a deny).
+// lockWait bounds the wait for the log's locks, all of them together, in
+// one [Log.Append]: a process that holds one and hangs (or a person's
+// flock) must cost neither the call's answer (the hook's deadline would
+// turn an allow into a deny) nor the line, which then goes to a spill file.
 var lockWait = 3 * time.Second
 
-// flockWithin takes the lock how, waiting at most wait.
-func flockWithin(f *os.File, how int, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 20*time.Millisecond) {
+// heldError is a lock that was not had by the deadline.
+type heldError struct{ name string }
+
+func (e *heldError) Error() string {
+	return fmt.Sprintf("the audit log's lock %s is held by another process", e.name)
+}
+
+// flockBy takes the lock how, waiting until deadline at most. It polls:
+// a blocking flock(2) cannot be given a deadline.
+func flockBy(f *os.File, how int, deadline time.Time) error {
+	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 10*time.Millisecond) {
 		err := flock(f, how|unix.LOCK_NB)
 		if !errors.Is(err, unix.EWOULDBLOCK) {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the audit log's lock %s is held by another process: waited %v", f.Name(), wait)
+			return &heldError{name: f.Name()}
 		}
 		time.Sleep(pause)
 	}

@@ -53,6 +53,7 @@ type Log struct {
 
 	mu      sync.Mutex
 	lock    *os.File // <path>.lock, flocked around every write
+	gate    *os.File // <path>.gate, opened by the first rotating write
 	lj      *lumberjack.Logger
 	rotated bool // Close must compress and expire rotated files
 }
@@ -149,36 +150,89 @@ func (l *Log) Append(e Entry) error {
 	return nil
 }
 
-// append writes under the shared lock and retries under the exclusive one
-// when the file must rotate first. flock's upgrade is not atomic, so the
-// exclusive attempt checks again.
-func (l *Log) append(line []byte) (err error) {
-	if err := lockShared(l.lock); err != nil {
+// errRotate is appendShared's report that the file must rotate first.
+var errRotate = errors.New("the audit log must rotate first")
+
+// append writes line under the shared lock, which is all the common path
+// takes; a line that finds the file due for rotation goes through the gate
+// (see [Log.appendRotating]). The locks it waits for share one deadline,
+// lockWait away; a line that does not get them by then goes to a spill
+// file (see [Log.spill]), so a hung lock holder costs the wait and never
+// the line.
+func (l *Log) append(line []byte) error {
+	deadline := time.Now().Add(lockWait)
+	err := l.appendShared(line, deadline)
+	if errors.Is(err, errRotate) {
+		err = l.appendRotating(line, deadline)
+	}
+	var held *heldError
+	if errors.As(err, &held) {
+		return l.spill(line, err)
+	}
+	return err
+}
+
+func (l *Log) appendShared(line []byte, deadline time.Time) (err error) {
+	if err := lockShared(l.lock, deadline); err != nil {
 		return err
 	}
-	defer func() {
-		if uerr := unlock(l.lock); err == nil {
-			err = uerr
-		}
-	}()
+	defer unlockInto(l.lock, &err)
 	done, err := l.write(line, false)
 	if err == nil && !done {
-		if err := lockExclusive(l.lock); err != nil {
+		return errRotate
+	}
+	return l.takeBack(err, deadline)
+}
+
+// appendRotating appends a line that found the file due for rotation. It
+// holds the gate, "<path>.gate", exclusively while it waits for the log's
+// lock: every writer that finds the file due queues on the gate instead of
+// polling for the log's lock itself, so the shared locks drain (each writer
+// finds the file due in turn) and the one exclusive taker is not starved by
+// others' overlapping shared locks. Under the gate it checks again under
+// the shared lock, since the writer before it may have rotated already.
+// flock's upgrade is not atomic, so the exclusive attempt checks again too.
+func (l *Log) appendRotating(line []byte, deadline time.Time) (err error) {
+	if l.gate == nil {
+		// A gate that cannot be opened (a symlink planted there) costs
+		// fairness, not the line.
+		l.gate, _ = openRegular(l.path+".gate", os.O_RDWR|os.O_CREATE)
+	}
+	if l.gate != nil {
+		if err := lockExclusive(l.gate, deadline); err != nil {
+			return err
+		}
+		defer unlockInto(l.gate, &err)
+	}
+	if err := lockShared(l.lock, deadline); err != nil {
+		return err
+	}
+	defer unlockInto(l.lock, &err)
+	done, err := l.write(line, false)
+	if err == nil && !done {
+		if err := lockExclusive(l.lock, deadline); err != nil {
 			return err
 		}
 		_, err = l.write(line, true)
 	}
-	return l.takeBack(err)
+	return l.takeBack(err, deadline)
+}
+
+// unlockInto releases f, reporting a failure in *err unless it holds one.
+func unlockInto(f *os.File, err *error) {
+	if uerr := unlock(f); *err == nil {
+		*err = uerr
+	}
 }
 
 // takeBack repairs the log after a short write (see [Log.repair]), under
 // the exclusive lock, and returns err with what the repair could not do.
-func (l *Log) takeBack(err error) error {
+func (l *Log) takeBack(err error, deadline time.Time) error {
 	var short *shortWriteError
 	if !errors.As(err, &short) || len(short.wrote) == 0 {
 		return err
 	}
-	if lerr := lockExclusive(l.lock); lerr != nil {
+	if lerr := lockExclusive(l.lock, deadline); lerr != nil {
 		return err
 	}
 	if rerr := l.repair(short.wrote); rerr != nil {
@@ -333,9 +387,11 @@ func (l *Log) rotate() error {
 	return l.lj.Close()
 }
 
-// Close releases the lock file and, if this Log rotated the file, compresses
-// rotated files and removes those past their age. Call it after the hook has
-// answered: compressing a large file takes a moment.
+// Close folds spill files into the log (see [Log.spill]) when the log's
+// lock is free at once, releases the lock files and, if this Log rotated
+// the file, compresses rotated files and removes those past their age.
+// Call it after the hook has answered: compressing a large file takes a
+// moment.
 func (l *Log) Close() error {
 	if l == nil {
 		return nil
@@ -346,8 +402,13 @@ func (l *Log) Close() error {
 		return nil
 	}
 	var err error
+	err = l.fold()
 	if l.rotated {
-		err = mill(l.path, l.now().Add(-l.maxAge))
+		err = errors.Join(err, mill(l.path, l.now().Add(-l.maxAge)))
+	}
+	if l.gate != nil {
+		err = errors.Join(err, l.gate.Close())
+		l.gate = nil
 	}
 	err = errors.Join(err, l.lock.Close())
 	l.lock = nil

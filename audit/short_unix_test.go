@@ -4,7 +4,9 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -103,9 +105,11 @@ func TestAppendOnlyToRegularFile(t *testing.T) {
 	}
 }
 
-// TestAppendGivesUpOnAHeldLock: a lock another process holds and never
-// lets go costs the line, not the caller's wait.
-func TestAppendGivesUpOnAHeldLock(t *testing.T) {
+// TestHeldLockSpillsTheLine: a lock another process holds and never lets
+// go (a hung hook, a person's flock) costs the caller the wait and not the
+// line: it goes whole to a spill file that picket log reads, and the next
+// writer folds it into the log once the lock is free.
+func TestHeldLockSpillsTheLine(t *testing.T) {
 	defer func(w time.Duration) { lockWait = w }(lockWait)
 	lockWait = 100 * time.Millisecond
 	path := filepath.Join(t.TempDir(), "audit.log")
@@ -113,7 +117,6 @@ func TestAppendGivesUpOnAHeldLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
 	holder, err := os.Open(path + ".lock")
 	if err != nil {
 		t.Fatal(err)
@@ -123,10 +126,89 @@ func TestAppendGivesUpOnAHeldLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := l.Append(Entry{Decision: "allow", Path: "/x"}); err == nil || !strings.Contains(err.Error(), "held by another process") {
-		t.Errorf("Append under a held lock: err = %v, want it to give up", err)
+	err = l.Append(Entry{Decision: "block", Path: "/held"})
+	waited := time.Since(start)
+	var spilled *SpilledError
+	if !errors.As(err, &spilled) || !strings.Contains(err.Error(), "held by another process") {
+		t.Fatalf("Append under a held lock: err = %v, want a SpilledError", err)
 	}
-	if waited := time.Since(start); waited > 2*time.Second {
-		t.Errorf("Append waited %v", waited)
+	if waited > 2*time.Second {
+		t.Errorf("Append waited %v for a lock of wait %v", waited, lockWait)
 	}
+	if err := l.Close(); err != nil {
+		t.Errorf("Close under a held lock: %v", err)
+	}
+	if got := tailPaths(t, path); got != "/held" {
+		t.Errorf("Tail with the line spilled = %q, want /held", got)
+	}
+	if b, err := os.ReadFile(spilled.File); err != nil || !bytes.HasSuffix(b, []byte("}\n")) || !bytes.Contains(b, []byte(`"path":"/held"`)) {
+		t.Errorf("spill file %s = %q, %v; want the whole line", spilled.File, b, err)
+	}
+
+	holder.Close()
+	l, err = Open(Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(Entry{Decision: "block", Path: "/after"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(spillGlob(path)); len(left) > 0 {
+		t.Errorf("spill files left after a write with the lock free: %v", left)
+	}
+	b, _ := os.ReadFile(path)
+	if n := strings.Count(string(b), `"/held"`); n != 1 {
+		t.Errorf("the log holds the spilled line %d times, want once:\n%s", n, b)
+	}
+	if got := tailPaths(t, path); got != "/held /after" && got != "/after /held" {
+		t.Errorf("Tail after the fold = %q, want /held and /after once each", got)
+	}
+}
+
+// TestHeldGateSpillsTheLine: a line that finds the file due for rotation
+// waits for the gate, within the same bound, and spills when a hung
+// rotation holds it.
+func TestHeldGateSpillsTheLine(t *testing.T) {
+	defer func(w time.Duration) { lockWait = w }(lockWait)
+	lockWait = 100 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "audit.log")
+	l, err := Open(Options{Path: path, maxBytes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Append(Entry{Decision: "block", Path: "/first/" + strings.Repeat("x", 100)}); err != nil {
+		t.Fatal(err)
+	}
+	gate, err := os.OpenFile(path+".gate", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	if err := syscall.Flock(int(gate.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	var spilled *SpilledError
+	if err := l.Append(Entry{Decision: "block", Path: "/due"}); !errors.As(err, &spilled) {
+		t.Fatalf("Append under a held gate: err = %v, want a SpilledError", err)
+	}
+	if got := tailPaths(t, path); !strings.HasSuffix(got, " /due") {
+		t.Errorf("Tail = %q, want the spilled /due last", got)
+	}
+}
+
+func tailPaths(t *testing.T, path string) string {
+	t.Helper()
+	recs, err := Tail(path, 0, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, r := range recs {
+		paths = append(paths, r.Entry.Path)
+	}
+	return strings.Join(paths, " ")
 }

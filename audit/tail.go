@@ -70,7 +70,8 @@ const sinceSlack = 24 * time.Hour
 const maxLine = 4 << 20
 
 // Tail returns the last n entries that match f, oldest first, from the
-// current file and the rotated ones (compressed or not); n <= 0 returns all.
+// current file, the spill files not yet folded into it (see [SpilledError])
+// and the rotated ones (compressed or not); n <= 0 returns all.
 // Lines that are not valid entries, or longer than 4 MiB, are skipped. A
 // missing log is empty; a log that is not a regular file is an error. A
 // rotated file that cannot be read (a corrupt .gz) is skipped, so one bad
@@ -101,6 +102,9 @@ func Tail(path string, n int, f Filter) ([]Record, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if b.path == path {
+			recs = withSpills(path, recs, f, n)
 		}
 		out = append(recs, out...)
 		if n > 0 && len(out) >= n {

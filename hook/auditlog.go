@@ -41,7 +41,11 @@ func (l AuditLog) Append(loaded *decide.Loaded, e audit.Entry) {
 			err = cerr
 		}
 	}
-	if err != nil {
+	var spilled *audit.SpilledError
+	switch {
+	case errors.As(err, &spilled):
+		l.warnf("audit log: %v", err)
+	case err != nil:
 		l.warnf("failed to write the audit log: %v", err)
 	}
 }
