@@ -220,3 +220,25 @@ func TestLogFollow(t *testing.T) {
 		t.Errorf("picket log -f printed:\n%s\nwant /old, then /new, never /skipped", got)
 	}
 }
+
+// TestLogReadsSpill: a line a hook kept in a spill file beside the log
+// (the log's lock was held past the wait) shows in picket log before any
+// later hook folds it in, in time order.
+func TestLogReadsSpill(t *testing.T) {
+	now := time.Now().UTC()
+	env, path := logEnv(t, audit.Entry{TS: now.Add(-time.Minute), Decision: "block", Tool: "Read", Path: "/in-log"})
+	line, err := audit.Entry{TS: now, Decision: "block", Tool: "Read", Path: "/spilled"}.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".spill-1-20260101T000000.000000000-0.ndjson", append(line, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runLogCLI(env)
+	if code != 0 || !strings.Contains(out, "/in-log") || !strings.Contains(out, "/spilled") || strings.Index(out, "/in-log") > strings.Index(out, "/spilled") {
+		t.Errorf("picket log = %d, %q, %q; want /in-log then /spilled", code, out, errOut)
+	}
+	if out, _, _ := runLogCLI(env, "1"); !strings.Contains(out, "/spilled") {
+		t.Errorf("picket log 1 = %q, want the spilled line", out)
+	}
+}
