@@ -19,6 +19,13 @@ const InfoFD = 3
 // socket pair there.
 const HandoffFD = 4
 
+// StderrFD is where the first process inside the sandbox finds the
+// command's stderr, which it puts in place of its own before anything
+// runs: bubblewrap's stderr is a pipe to picket, so a message about a
+// setup that failed and is then tried again does not reach the command's
+// reader (see [RunReplanned]).
+const StderrFD = 5
+
 // LandlockExec is the hidden flag of "picket run" that marks the first
 // process inside the sandbox: it applies [Plan.Landlock] and starts the
 // command.

@@ -19,6 +19,9 @@ import (
 // the command, passes on the signals picket forwards, reaps orphans as
 // PID 1 must, and returns the command's exit status.
 func Inner(args []string, stderr io.Writer) int {
+	if syscall.Dup3(StderrFD, 2, 0) == nil {
+		syscall.Close(StderrFD)
+	}
 	var write, sockets, listen []string
 	for len(args) > 0 && args[0] != "--" {
 		if len(args) < 2 {

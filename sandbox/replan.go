@@ -22,6 +22,9 @@ func RunReplanned(plan Plan, replan func() (Plan, error), r Runner, cmd []string
 			return code, err
 		}
 		if attempt == setupAttempts {
+			if r.Stderr != nil {
+				r.Stderr.Write(se.Message) // the last attempt's, naming the path
+			}
 			return 0, fmt.Errorf("%w, %d times in a row", err, attempt)
 		}
 		if plan, err = replan(); err != nil {

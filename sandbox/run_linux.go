@@ -33,6 +33,9 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if r.Bwrap == "" {
 		return 0, &UnavailableError{What: "bubblewrap (bwrap) is not installed or not in PATH"}
 	}
+	if r.Stderr == nil {
+		r.Stderr = io.Discard
+	}
 	release, err := makePlaceholders(p, r.StateDir)
 	if err != nil {
 		return 0, err
@@ -51,18 +54,26 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 		infoW.Close()
 		return 0, tooManyMounts(fmt.Sprintf("the sandbox needs %d bubblewrap arguments, more than the %d it takes", len(args), bwrapMaxArgs))
 	}
+	split, err := splitStderr(r.Stderr)
+	if err != nil {
+		info.Close()
+		infoW.Close()
+		return 0, err
+	}
 	c := exec.Command(r.Bwrap, args...)
-	c.Env, c.Stdin, c.Stdout, c.Stderr = r.Env, r.Stdin, r.Stdout, r.Stderr
-	c.ExtraFiles = []*os.File{infoW}
+	c.Env, c.Stdin, c.Stdout, c.Stderr = r.Env, r.Stdin, r.Stdout, split.bwrap
+	c.ExtraFiles = []*os.File{infoW, nil, split.command} // InfoFD, HandoffFD, StderrFD
 	keep, give := -1, (*os.File)(nil)
 	if len(p.Listen) > 0 {
 		if keep, give, err = handoffPair(); err != nil {
 			info.Close()
 			infoW.Close()
+			split.started()
+			split.wait()
 			return 0, err
 		}
 		defer unix.Close(keep)
-		c.ExtraFiles = append(c.ExtraFiles, give) // HandoffFD
+		c.ExtraFiles[HandoffFD-InfoFD] = give
 	}
 	// Its own process group: a terminal's Ctrl-C must reach picket, which
 	// forwards it, not kill bubblewrap (and so the whole sandbox) at once.
@@ -75,6 +86,8 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if err != nil {
 		info.Close()
 		infoW.Close()
+		split.started()
+		r.Stderr.Write(split.wait())
 		if give != nil {
 			give.Close()
 		}
@@ -84,7 +97,9 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if give != nil {
 		give.Close() // the sandbox's first process holds it now
 	}
+	split.started()
 	if err != nil {
+		r.Stderr.Write(split.wait())
 		settled(coarseNow())
 		info.Close()
 		infoW.Close()
@@ -123,12 +138,72 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 			ended := ctimeCeiling() // every process of the sandbox is gone
 			// bubblewrap is gone, so the status pipe has reached its end.
 			code, err := exitStatus(c, err, child, <-ran || signalled)
+			if se := (*SetupError)(nil); errors.As(err, &se) {
+				se.Message = split.wait() // said only if no attempt runs the command
+			} else {
+				r.Stderr.Write(split.wait())
+			}
 			r.quarantine(p, started)
 			settled(ended)
 			waitPast(ended)
 			return code, err
 		}
 	}
+}
+
+// stderrSplit keeps bubblewrap's own messages apart from the command's
+// stderr: bubblewrap writes to a pipe picket reads, and the sandbox's
+// first process puts command, passed as [StderrFD], in place of its
+// stderr before the command starts.
+type stderrSplit struct {
+	bwrap, command *os.File
+	started        func()        // closes picket's copies of the child's ends
+	wait           func() []byte // once bubblewrap is gone: what it wrote
+}
+
+func splitStderr(w io.Writer) (stderrSplit, error) {
+	br, bw, err := os.Pipe()
+	if err != nil {
+		return stderrSplit{}, err
+	}
+	command, ok := w.(*os.File)
+	var copied chan struct{}
+	if !ok {
+		cr, cw, err := os.Pipe()
+		if err != nil {
+			br.Close()
+			bw.Close()
+			return stderrSplit{}, err
+		}
+		command, copied = cw, make(chan struct{})
+		go func() {
+			defer close(copied)
+			io.Copy(w, cr)
+			cr.Close()
+		}()
+	}
+	var msgs bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		msgs.ReadFrom(br)
+		br.Close()
+	}()
+	return stderrSplit{bwrap: bw, command: command,
+		started: func() {
+			bw.Close()
+			if !ok {
+				command.Close()
+			}
+		},
+		wait: func() []byte {
+			<-read
+			if copied != nil {
+				<-copied
+			}
+			return msgs.Bytes()
+		},
+	}, nil
 }
 
 // receiveListeners takes the sandbox's listeners from fd (none when fd

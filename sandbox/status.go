@@ -44,11 +44,12 @@ func (e *UnavailableError) Error() string { return e.What }
 // changed between the walk and the mount (a temp file another program
 // removed). Planning again sees the change, so the caller may retry.
 type SetupError struct {
-	Status int // bubblewrap's exit status
+	Status  int    // bubblewrap's exit status
+	Message []byte // what bubblewrap wrote to stderr
 }
 
 func (e *SetupError) Error() string {
-	return fmt.Sprintf("bubblewrap could not set the sandbox up (exit status %d): a path it mounts changed while it started (bubblewrap's message names it)", e.Status)
+	return fmt.Sprintf("bubblewrap could not set the sandbox up (exit status %d): a path it mounts changed while it started (bubblewrap's message above names it)", e.Status)
 }
 
 // Hint says how to fix it, or to run unfenced with --unsandboxed.

@@ -67,7 +67,7 @@ func TestRunPathVanished(t *testing.T) {
 	}
 	marker := filepath.Join(ws, "ran")
 	// A directory where fence.json was would stop the file being made again.
-	script := "cat " + home + "/other/.env " + ws + "/.env 2>/dev/null; test -d fence.json && echo placeholder; echo started >> " + marker
+	script := "cat " + home + "/other/.env " + ws + "/.env 2>/dev/null; test -d fence.json && echo placeholder; echo started >> " + marker + "; echo command-stderr >&2"
 	run := func(p Plan, replan func() (Plan, error)) (string, string, int, error) {
 		t.Helper()
 		os.Remove(marker)
@@ -113,6 +113,12 @@ func TestRunPathVanished(t *testing.T) {
 		if strings.Contains(out, "secret") {
 			t.Errorf("a hidden file showed:\n%s", out)
 		}
+		if !strings.Contains(errb, "command-stderr") {
+			t.Errorf("the command's stderr was lost:\n%s", errb)
+		}
+		if strings.Contains(errb, "bwrap") {
+			t.Errorf("the attempt that failed left bubblewrap's message on the command's stderr:\n%s", errb)
+		}
 	})
 
 	t.Run("hidden file that keeps going", func(t *testing.T) {
@@ -128,6 +134,9 @@ func TestRunPathVanished(t *testing.T) {
 		var se *SetupError
 		if !errors.As(err, &se) || ran() != 0 {
 			t.Errorf("picket run with .env going each time = %d, %v (ran %d times), want a SetupError, never run\n%s", code, err, ran(), errb)
+		}
+		if !strings.Contains(errb, "bwrap: ") || strings.Count(errb, "bwrap: ") != 1 {
+			t.Errorf("stderr does not hold bubblewrap's message once, from the last attempt:\n%s", errb)
 		}
 	})
 }
