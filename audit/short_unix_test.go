@@ -212,3 +212,25 @@ func tailPaths(t *testing.T, path string) string {
 	}
 	return strings.Join(paths, " ")
 }
+
+// TestFoldTakesOnlyEntries: a spill file planted as a symlink (to a key,
+// say) is not folded, and a fold copies only audit entries into the log.
+func TestFoldTakesOnlyEntries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	secret := filepath.Join(dir, "id_ed25519")
+	os.WriteFile(secret, []byte(`{"ts":"2026-01-01T00:00:00.000Z","path":"SECRET"}`+"\n"), 0o600)
+	os.Symlink(secret, path+".spill-1-x-0.ndjson")
+	os.WriteFile(path+".spill-1-x-1.ndjson", []byte("junk\n"+`{"ts":"2026-01-01T00:00:00.000Z","path":"/kept"}`+"\nnot json"), 0o600)
+	l, err := Open(Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err == nil {
+		t.Errorf("Close folded a symlinked spill file without an error")
+	}
+	b, _ := os.ReadFile(path)
+	if strings.Contains(string(b), "SECRET") || strings.Contains(string(b), "junk") || strings.Count(string(b), "\n") != 1 || !strings.Contains(string(b), `"/kept"`) {
+		t.Errorf("log after the fold = %q, want only the /kept entry", b)
+	}
+}

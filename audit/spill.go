@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,12 +100,13 @@ func (l *Log) fold() error {
 // foldFile folds one spill file. Folds in several processes claim a file
 // with a flock on it, as compress does.
 func (l *Log) foldFile(name string) error {
-	src, err := openRead(name)
+	// Not a link: a spill file planted as one would fold what it names.
+	src, err := openRead(name, syscall.O_NOFOLLOW)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // another process folded it
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("failed to fold %s: %w", name, err)
 	}
 	defer src.Close()
 	ok, err := tryLockExclusive(src)
@@ -118,15 +120,25 @@ func (l *Log) foldFile(name string) error {
 	if err != nil {
 		return fmt.Errorf("failed to fold %s: %w", name, err)
 	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		b = append(b, '\n')
-	}
+	b = entryLines(b)
 	if len(b) > 0 {
 		if err := l.appendRaw(b); err != nil {
 			return fmt.Errorf("failed to fold %s: %w", name, err)
 		}
 	}
 	return os.Remove(name)
+}
+
+// entryLines keeps the lines of b that are audit entries, each ending in
+// a newline: a fold copies nothing else into the log.
+func entryLines(b []byte) []byte {
+	var out []byte
+	scanLines(bytes.NewReader(b), func(line []byte) {
+		if _, ok := parseLine(line); ok {
+			out = append(append(out, line...), '\n')
+		}
+	})
+	return out
 }
 
 // appendRaw writes b, whole lines, to the log in one write; the caller

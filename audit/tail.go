@@ -146,8 +146,12 @@ func checkRegular(path string) error {
 // openRead opens a log file for reading, refusing anything but a regular
 // file without blocking on it: a FIFO planted among the log files (or in
 // place of the log while it is followed) would block the open for good.
-func openRead(name string) (*os.File, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func openRead(name string, flags ...int) (*os.File, error) {
+	flag := os.O_RDONLY | syscall.O_NONBLOCK
+	for _, f := range flags {
+		flag |= f
+	}
+	f, err := os.OpenFile(name, flag, 0)
 	if err != nil {
 		return nil, err
 	}
