@@ -222,6 +222,7 @@ func TestFoldTakesOnlyEntries(t *testing.T) {
 	os.WriteFile(secret, []byte(`{"ts":"2026-01-01T00:00:00.000Z","path":"SECRET"}`+"\n"), 0o600)
 	os.Symlink(secret, path+".spill-1-x-0.ndjson")
 	os.WriteFile(path+".spill-1-x-1.ndjson", []byte("junk\n"+`{"ts":"2026-01-01T00:00:00.000Z","path":"/kept"}`+"\nnot json"), 0o600)
+	os.WriteFile(path+".lock", []byte("s"), 0o600) // the spiller's mark
 	l, err := Open(Options{Path: path})
 	if err != nil {
 		t.Fatal(err)

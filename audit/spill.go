@@ -49,6 +49,7 @@ func (l *Log) spill(line []byte, cause error) error {
 		if err != nil {
 			return fmt.Errorf("%w; and failed to keep the line in %s: %v", cause, name, err)
 		}
+		l.markSpill()
 		return &SpilledError{File: name, Wait: lockWait, Err: cause}
 	}
 	return fmt.Errorf("%w; and every spill file name was taken", cause)
@@ -74,27 +75,41 @@ func writeNew(name string, b []byte) error {
 	return os.Link(tmp, name)
 }
 
+// markSpill tells writers that a spill file waits: the lock file, empty
+// otherwise, gets a byte, which a writer sees with one fstat instead of
+// reading the directory on every write. The spill file exists before the
+// mark, and a fold clears the mark before it lists them, so none is
+// missed. A mark that cannot be written leaves the file to the next.
+func (l *Log) markSpill() { l.lock.WriteAt([]byte("s"), 0) }
+
 // fold appends the lines of the log's spill files to the log, each file in
-// one write under the shared lock, and removes the file. It takes the
-// lock only if it is free at once: the fold can wait for the next writer,
-// the caller's answer cannot. A process that dies between the write and
-// the removal leaves the file to be folded again, so its line appears
-// twice; never lost.
+// one write under the shared lock, and removes the file. It runs only when
+// the lock file is marked (see [Log.markSpill]) and takes the lock only if
+// it is free at once: the fold can wait for the next writer, the caller's
+// answer cannot. A process that dies between the write and the removal
+// leaves the file to be folded again, so its line appears twice; never
+// lost.
 func (l *Log) fold() error {
-	names, err := filepath.Glob(spillGlob(l.path))
-	if err != nil || len(names) == 0 {
-		return err
+	if fi, err := l.lock.Stat(); err != nil || fi.Size() == 0 {
+		return nil
 	}
 	ok, err := tryLockShared(l.lock)
 	if err != nil || !ok {
 		return err
 	}
 	defer unlock(l.lock)
+	if err := l.lock.Truncate(0); err != nil {
+		return err
+	}
+	names, err := filepath.Glob(spillGlob(l.path))
 	var errs []error
 	for _, n := range names {
 		errs = append(errs, l.foldFile(n))
 	}
-	return errors.Join(errs...)
+	if err = errors.Join(append(errs, err)...); err != nil {
+		l.markSpill() // for the next writer to try again
+	}
+	return err
 }
 
 // foldFile folds one spill file. Folds in several processes claim a file
