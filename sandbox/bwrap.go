@@ -138,9 +138,10 @@ func (p Plan) ops() []op {
 		add(w, rankWrite, "--bind", w, w)
 	}
 	for _, s := range p.Structure {
-		// Gone since the walk: nothing below it is left to keep in place,
-		// and a protected path there that a rule names fails below.
-		add(s, rankStructure, "--bind-try", s, s)
+		// Bound strictly: skipped when gone, it could be back by the time
+		// a protected path below it is bound, and then be renamed away
+		// with it. Gone, it fails the setup, and the caller plans again.
+		add(s, rankStructure, "--bind", s, s)
 	}
 	hiddenFile := map[string]bool{}
 	for _, h := range p.Hide {
