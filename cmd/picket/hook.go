@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/picketdev/picket/cmd/picket/internal/hooksig"
+	"github.com/picketdev/picket/cmd/internal/hooksig"
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/hook"
 	"github.com/picketdev/picket/hook/agents"
