@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tailscale/hujson"
 )
@@ -65,20 +66,21 @@ func hookCommand(exe, timeoutBin string, seconds int) string {
 
 // hookCommandRE matches a command HookCommand wrote, for any executable,
 // timeout(1) and timeouts (another release's): what uninstall and doctor
-// recognise as picket's.
-var hookCommandRE = func() *regexp.Regexp {
+// recognise as picket's. Built on first use, so the hook's start does
+// not pay for it.
+var hookCommandRE = sync.OnceValue(func() *regexp.Regexp {
 	plain := regexp.QuoteMeta(hookCommand("EXE", "", 0))
 	timed := regexp.QuoteMeta(hookCommand("EXE", "TIMEOUT", 0))
 	plain = strings.Replace(plain, "EXE", `([^'\\\n]+)`, 1)
 	timed = strings.Replace(strings.Replace(timed, "EXE", `([^'\\\n]+)`, 1), "TIMEOUT", `([^'\\\n]+)`, 1)
 	timed = strings.Replace(strings.Replace(timed, " -k 10 ", ` -k [0-9]+ `, 1), " 0 ", ` [0-9]+ `, 1)
 	return regexp.MustCompile(`^(?:` + plain + `|` + timed + `)$`)
-}()
+})
 
 // ParseHookCommand returns the executable and timeout(1) of a hook
 // command HookCommand wrote, and false for any other command.
 func ParseHookCommand(cmd string) (exe, timeoutBin string, ok bool) {
-	m := hookCommandRE.FindStringSubmatch(cmd)
+	m := hookCommandRE().FindStringSubmatch(cmd)
 	if m == nil {
 		return "", "", false
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/picketdev/picket/decide"
 	"github.com/picketdev/picket/hook"
@@ -179,11 +180,13 @@ func afterWrite(c hook.Call, file string) ([]string, error) {
 
 // geminiBugEscapes is the pattern of Gemini CLI's unescapeStringForGeminiBug,
 // which it may apply to written content.
-var geminiBugEscapes = regexp.MustCompile("\\\\+(n|t|r|'|\"|`|\\\\|\n)")
+var geminiBugEscapes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\\\\+(n|t|r|'|\"|`|\\\\|\n)")
+})
 
 // unescapeGeminiBug is Gemini CLI's unescapeStringForGeminiBug.
 func unescapeGeminiBug(s string) string {
-	return geminiBugEscapes.ReplaceAllStringFunc(s, func(m string) string {
+	return geminiBugEscapes().ReplaceAllStringFunc(s, func(m string) string {
 		switch c := m[len(m)-1]; c {
 		case 'n', '\n':
 			return "\n"
@@ -295,7 +298,7 @@ func imports(text string) []string {
 }
 
 // urlImport matches the imports Gemini CLI refuses to read.
-var urlImport = regexp.MustCompile(`^(file|https?)://`)
+var urlImport = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(file|https?)://`) })
 
 // checkImports judges every import of text, written in the context file
 // spelled file (resolved real), as a read, following the imports of what
@@ -304,7 +307,7 @@ var urlImport = regexp.MustCompile(`^(file|https?)://`)
 // denial.
 func checkImports(p decide.Policy, text, file, real string, depth int, b *budget) (decide.Decision, bool) {
 	for _, imp := range imports(text) {
-		if urlImport.MatchString(imp) {
+		if urlImport().MatchString(imp) {
 			continue
 		}
 		targets := []string{jsResolve(filepath.Dir(file), imp)}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -105,7 +106,9 @@ func wrapShell(c hook.Call, run hook.ShellRun) (map[string]json.RawMessage, erro
 // shellWrapper is Gemini CLI's stripShellWrapper pattern: a command that
 // is itself `sh -c`, `bash -c` or `zsh -c` is checked for substitution
 // inside its quoted argument.
-var shellWrapper = regexp.MustCompile(`(?i)^\s*(?:(?:\S+/)?(?:sh|bash|zsh))\s+-c\s+`)
+var shellWrapper = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:(?:\S+/)?(?:sh|bash|zsh))\s+-c\s+`)
+})
 
 // substitution reports whether Gemini CLI's detectCommandSubstitution
 // refuses cmd: "$(", a backtick, or "<(" or ">(" outside single quotes,
@@ -116,7 +119,7 @@ func substitution(cmd string) bool {
 	if detectBash(cmd) {
 		return true
 	}
-	if m := shellWrapper.FindStringIndex(cmd); m != nil {
+	if m := shellWrapper().FindStringIndex(cmd); m != nil {
 		inner := strings.TrimSpace(cmd[m[1]:])
 		if len(inner) >= 2 && (inner[0] == '"' || inner[0] == '\'') && inner[len(inner)-1] == inner[0] {
 			if inner[0] == '"' {

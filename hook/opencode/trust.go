@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/picketdev/picket/hook"
@@ -41,8 +42,12 @@ func LogFile(dataHome string) string {
 const maxLogTail = 4 << 20
 
 var (
-	logInstance = regexp.MustCompile(`^timestamp=(\S+) .*message="creating instance" directory=(.*)$`)
-	logFailed   = regexp.MustCompile(`message="failed to load plugin" path=(\S+) error=(.*)$`)
+	logInstance = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^timestamp=(\S+) .*message="creating instance" directory=(.*)$`)
+	})
+	logFailed = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`message="failed to load plugin" path=(\S+) error=(.*)$`)
+	})
 )
 
 // LastRun is opencode's last start, from the end of its log: the last
@@ -64,13 +69,13 @@ func LastRun(dataHome string) (Run, error) {
 	var run Run
 	found := false
 	for _, line := range strings.Split(string(b), "\n") {
-		if m := logInstance.FindStringSubmatch(line); m != nil {
+		if m := logInstance().FindStringSubmatch(line); m != nil {
 			t, err := time.Parse(time.RFC3339Nano, m[1])
 			if err != nil {
 				continue
 			}
 			run, found = Run{Time: t, Directory: strings.Trim(m[2], `"`)}, true
-		} else if m := logFailed.FindStringSubmatch(line); m != nil && found && strings.HasSuffix(m[1], "/"+File) {
+		} else if m := logFailed().FindStringSubmatch(line); m != nil && found && strings.HasSuffix(m[1], "/"+File) {
 			run.PluginError = strings.Trim(m[2], `"`)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -35,12 +36,14 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 }
 
 // exeLine is the line of the plugin [Render] bakes the executable into.
-var exeLine = regexp.MustCompile(`(?m)^const PICKET = ("(?:[^"\\\n]|\\.)*");`)
+var exeLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^const PICKET = ("(?:[^"\\\n]|\\.)*");`)
+})
 
 // pluginExe is the picket executable an installed plugin runs, "" when it
 // names none.
 func pluginExe(src []byte) string {
-	m := exeLine.FindSubmatch(src)
+	m := exeLine().FindSubmatch(src)
 	var exe string
 	if m == nil || json.Unmarshal(m[1], &exe) != nil {
 		return ""
