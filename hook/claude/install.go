@@ -3,8 +3,6 @@ package claude
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,7 +101,7 @@ func apply(o hook.InstallOptions, name string) error {
 	if o.Print {
 		return printSettings(o, path, edit)
 	}
-	missing := missingPaths(path, filepath.Dir(path))
+	missing := hook.Missing(path, filepath.Dir(path))
 	changed, err := UpdateSettings(path, edit)
 	if err != nil {
 		return fmt.Errorf("%s claude: %w", name, err)
@@ -213,8 +211,7 @@ type installRecord struct{ file, legacy string }
 
 func recordOf(stateDir, settings string) installRecord {
 	name := func(p string) string {
-		sum := sha256.Sum256([]byte(p))
-		return filepath.Join(stateDir, "installs", "claude-"+hex.EncodeToString(sum[:12])+".json")
+		return hook.InstallRecordPath(stateDir, "claude", p)
 	}
 	r := installRecord{file: name(resolveDirs(settings))}
 	if legacy := name(settings); legacy != r.file {
@@ -362,17 +359,6 @@ func (r installRecord) update(cmd string, added, stale []string, exe string, cre
 		os.Remove(r.legacy) // read into the record just written
 	}
 	return nil
-}
-
-// missingPaths returns those of paths that do not exist.
-func missingPaths(paths ...string) []string {
-	var out []string
-	for _, p := range paths {
-		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // removeCreated removes, of the settings file at path and its directory,

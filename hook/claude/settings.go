@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/picketdev/picket/hook"
 )
 
 // ToolMatcher is the PreToolUse and PostToolUse matcher picket installs:
@@ -722,7 +724,7 @@ func UpdateSettings(path string, edit func([]byte) ([]byte, error)) (bool, error
 	if bytes.Equal(out, old) { // also a missing file left missing: nothing to uninstall
 		return false, nil
 	}
-	return true, writeAtomic(path, out, mode)
+	return true, hook.WriteFileAtomic(path, out, mode)
 }
 
 // maxSettings bounds a settings file install reads (Claude Code's are a
@@ -751,35 +753,6 @@ func ReadSettings(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxSettings>>20)
 	}
 	return b, err
-}
-
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".picket-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // settingsObject is a JSON object that keeps its members' order, so editing

@@ -2,14 +2,11 @@ package codex
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -51,23 +48,14 @@ func where(o hook.InstallOptions) (target, error) {
 	return target{hooks: filepath.Join(root, ".codex", "hooks.json"), codexHome: home, project: root}, nil
 }
 
-// timeoutBin is the timeout(1) the hook command bounds picket with: the
+// timeoutBin is the timeout(1) the hook command bounds picket with
+// ([hook.TimeoutBin]), when its path is one the command can carry: the
 // one on PATH when it runs with --foreground (which keeps picket's prompt
 // on the terminal) and -k, by absolute path, so nothing put on PATH later
 // stands in for it. "" where there is none (macOS has none by default).
 func timeoutBin(getenv func(string) string) string {
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		p := filepath.Join(dir, "timeout")
-		if !filepath.IsAbs(p) {
-			continue
-		}
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-			continue
-		}
-		if exec.Command(p, "--foreground", "-k", "1", "5", "true").Run() == nil && checkPath("timeout(1)", p) == nil {
-			return p
-		}
-		return ""
+	if p := hook.TimeoutBin(getenv); p != "" && checkPath("timeout(1)", p) == nil {
+		return p
 	}
 	return ""
 }
@@ -106,9 +94,9 @@ func install(o hook.InstallOptions) error {
 		return nil
 	}
 	rec := recordOf(o.StateDir, t.hooks)
-	created := missing(t.hooks, filepath.Dir(t.hooks))
+	created := hook.Missing(t.hooks, filepath.Dir(t.hooks))
 	if !bytes.Equal(out, old) {
-		if err := writeAtomic(t.hooks, out); err != nil {
+		if err := hook.WriteFileAtomic(t.hooks, out, hook.ModeOf(t.hooks, 0o644)); err != nil {
 			return fmt.Errorf("install codex: %w", err)
 		}
 		rec.Created = union(rec.Created, created)
@@ -200,7 +188,7 @@ func uninstall(o hook.InstallOptions) error {
 		if out == nil {
 			out = []byte("{}\n")
 		}
-		if err := writeAtomic(t.hooks, out); err != nil {
+		if err := hook.WriteFileAtomic(t.hooks, out, hook.ModeOf(t.hooks, 0o644)); err != nil {
 			return fmt.Errorf("uninstall codex: %w", err)
 		}
 		o.Info("removed picket's hook from %s", t.hooks)
@@ -229,8 +217,7 @@ type record struct {
 }
 
 func recordOf(stateDir, hooksPath string) record {
-	sum := sha256.Sum256([]byte(hooksPath))
-	r := record{file: filepath.Join(stateDir, "installs", "codex-"+hex.EncodeToString(sum[:12])+".json")}
+	r := record{file: hook.InstallRecordPath(stateDir, "codex", hooksPath)}
 	if b, err := os.ReadFile(r.file); err == nil {
 		json.Unmarshal(b, &r)
 	}
@@ -270,9 +257,9 @@ func (r *record) trust(t target, key, hash string) error {
 	if bytes.Equal(out, old) {
 		return nil
 	}
-	created := len(missing(config)) == 1
-	home := missing(t.codexHome)
-	if err := writeAtomic(config, out); err != nil {
+	created := len(hook.Missing(config)) == 1
+	home := hook.Missing(t.codexHome)
+	if err := hook.WriteFileAtomic(config, out, hook.ModeOf(config, 0o644)); err != nil {
 		return err
 	}
 	r.Created = union(r.Created, home)
@@ -300,7 +287,7 @@ func (r *record) untrust() error {
 	if len(out) == 0 && r.Trust.Created {
 		err = os.Remove(r.Trust.Config)
 	} else {
-		err = writeAtomic(r.Trust.Config, out)
+		err = hook.WriteFileAtomic(r.Trust.Config, out, hook.ModeOf(r.Trust.Config, 0o644))
 	}
 	if err == nil {
 		for _, d := range r.Created {
@@ -321,17 +308,6 @@ func readOrEmpty(path string) ([]byte, error) {
 	return b, err
 }
 
-// missing returns those of paths that do not exist.
-func missing(paths ...string) []string {
-	var out []string
-	for _, p := range paths {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func union(a, b []string) []string {
 	for _, s := range b {
 		if !slices.Contains(a, s) {
@@ -339,40 +315,6 @@ func union(a, b []string) []string {
 		}
 	}
 	return a
-}
-
-// writeAtomic writes data through a temporary file and a rename, so Codex
-// never reads half of it, keeping the mode of a file already there.
-func writeAtomic(path string, data []byte) error {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".picket-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // installHelp is picket install codex --help.

@@ -2,8 +2,6 @@ package copilot
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -260,8 +258,7 @@ type record struct {
 }
 
 func recordFile(stateDir, file string) string {
-	sum := sha256.Sum256([]byte(file))
-	return filepath.Join(stateDir, "installs", "copilot-"+hex.EncodeToString(sum[:12])+".json")
+	return hook.InstallRecordPath(stateDir, "copilot", file)
 }
 
 func recordOf(stateDir, file string) record {

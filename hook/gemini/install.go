@@ -47,8 +47,8 @@ func install(o hook.InstallOptions) error {
 		advise(o, path, dir)
 		return nil
 	}
-	created := missingPaths(path, filepath.Dir(path))
-	if err := writeAtomic(path, wired); err != nil {
+	created := hook.Missing(path, filepath.Dir(path))
+	if err := hook.ReplaceFile(path, wired); err != nil {
 		return fmt.Errorf("install gemini: %w", err)
 	}
 	rec := recordOf(o.StateDir, path)
@@ -159,7 +159,7 @@ func uninstall(o hook.InstallOptions) error {
 		if dir := filepath.Dir(path); slices.Contains(r.Created, dir) {
 			os.Remove(dir) // fails, as it should, when anything is in it
 		}
-	} else if err := writeAtomic(path, out); err != nil {
+	} else if err := hook.ReplaceFile(path, out); err != nil {
 		return fmt.Errorf("uninstall gemini: %w", err)
 	}
 	rec.remove()
@@ -224,54 +224,6 @@ func readSettingsFile(path string) ([]byte, error) {
 	return b, err
 }
 
-// writeAtomic replaces the file at path (through its links) by data: a
-// temporary file in the same directory, then a rename, keeping its mode.
-func writeAtomic(path string, data []byte) error {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		path = r
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".picket-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
-
-// missingPaths returns those of paths that do not exist.
-func missingPaths(paths ...string) []string {
-	var out []string
-	for _, p := range paths {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // installRecord is picket's note, in its state dir, of one settings file
 // it wired: the file as it was (when known) and a digest of what install
 // left, so uninstall gives the file back byte for byte when it has not
@@ -296,8 +248,7 @@ func recordOf(stateDir, settings string) installRecord {
 	if r, err := filepath.EvalSymlinks(filepath.Dir(settings)); err == nil {
 		key = filepath.Join(r, filepath.Base(settings))
 	}
-	sum := sha256.Sum256([]byte(key))
-	return installRecord{file: filepath.Join(stateDir, "installs", "gemini-"+hex.EncodeToString(sum[:12])+".json")}
+	return installRecord{file: hook.InstallRecordPath(stateDir, "gemini", key)}
 }
 
 func digest(b []byte) string {

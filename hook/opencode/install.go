@@ -2,8 +2,6 @@ package opencode
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,8 +161,7 @@ func missingDirs(dir string) []string {
 // recordFile is where picket's state dir notes the directories an install
 // of the plugin into dir created.
 func recordFile(stateDir, dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(stateDir, "installs", "opencode-"+hex.EncodeToString(sum[:12])+".json")
+	return hook.InstallRecordPath(stateDir, "opencode", dir)
 }
 
 type record struct {

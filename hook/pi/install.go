@@ -2,8 +2,6 @@ package pi
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,8 +149,7 @@ func missingDirs(dir string) []string {
 // recordFile is where picket's state dir notes the directories an install
 // of the extension into dir created.
 func recordFile(stateDir, dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(stateDir, "installs", "pi-"+hex.EncodeToString(sum[:12])+".json")
+	return hook.InstallRecordPath(stateDir, "pi", dir)
 }
 
 // noteCreated adds created to the record for dir.

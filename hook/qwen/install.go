@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 
@@ -46,23 +45,14 @@ func realPath(p string) string {
 	return filepath.Clean(p)
 }
 
-// timeoutBin is the timeout(1) the hook command bounds picket with: the
+// timeoutBin is the timeout(1) the hook command bounds picket with
+// ([hook.TimeoutBin]), when its path is one the command can carry: the
 // one on PATH when it runs with --foreground (which keeps picket's prompt
 // on the terminal) and -k, by absolute path, so nothing put on PATH later
 // stands in for it. "" where there is none (macOS has none by default).
 func timeoutBin(getenv func(string) string) string {
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		p := filepath.Join(dir, "timeout")
-		if !filepath.IsAbs(p) {
-			continue
-		}
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-			continue
-		}
-		if exec.Command(p, "--foreground", "-k", "1", "5", "true").Run() == nil && checkPath("timeout(1)", p) == nil {
-			return p
-		}
-		return ""
+	if p := hook.TimeoutBin(getenv); p != "" && checkPath("timeout(1)", p) == nil {
+		return p
 	}
 	return ""
 }
@@ -100,8 +90,8 @@ func install(o hook.InstallOptions) error {
 		advise(o, dir, tb)
 		return nil
 	}
-	created := missing(path, filepath.Dir(path))
-	if err := writeAtomic(path, wired); err != nil {
+	created := hook.Missing(path, filepath.Dir(path))
+	if err := hook.ReplaceFile(path, wired); err != nil {
 		return fmt.Errorf("install qwen: %w", err)
 	}
 	rec := recordOf(o.StateDir, path)
@@ -204,7 +194,7 @@ func uninstall(o hook.InstallOptions) error {
 		out = []byte("{}\n") // the person's file, emptied: it stays
 		fallthrough
 	default:
-		if err := writeAtomic(path, out); err != nil {
+		if err := hook.ReplaceFile(path, out); err != nil {
 			return fmt.Errorf("uninstall qwen: %w", err)
 		}
 	}
@@ -215,55 +205,6 @@ func uninstall(o hook.InstallOptions) error {
 		o.Info("removed picket's hooks from %s", path)
 	}
 	return nil
-}
-
-// writeAtomic replaces the file at path (through its links) by data: a
-// temporary file in the same directory, then a rename, keeping its mode,
-// so that Qwen Code never reads half of it.
-func writeAtomic(path string, data []byte) error {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		path = r
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".picket-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
-
-// missing returns those of paths that do not exist.
-func missing(paths ...string) []string {
-	var out []string
-	for _, p := range paths {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // installRecord is picket's note, in its state dir, of one settings file
@@ -289,8 +230,7 @@ type installRecordFile struct {
 
 func recordOf(stateDir, settings string) installRecord {
 	key := filepath.Join(realPath(filepath.Dir(settings)), filepath.Base(settings))
-	sum := sha256.Sum256([]byte(key))
-	return installRecord{file: filepath.Join(stateDir, "installs", "qwen-"+hex.EncodeToString(sum[:12])+".json")}
+	return installRecord{file: hook.InstallRecordPath(stateDir, "qwen", key)}
 }
 
 func digest(b []byte) string {
