@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,6 +53,31 @@ func TestCommandIsThin(t *testing.T) {
 	for typ, n := range methods {
 		if n > 15 {
 			t.Errorf("type %s has %d methods, want at most 15", typ, n)
+		}
+	}
+}
+
+// TestHookStaysLean keeps packages out of the binary whose initialisation
+// every `picket hook` call would pay for without using them: net/http
+// brought crypto/tls, crypto/x509 and their init work (3.02 against 2.71
+// ms a hook call). The network proxy reads HTTP itself (egress/proxy).
+func TestHookStaysLean(t *testing.T) {
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("no go command")
+	}
+	out, err := exec.Command(gocmd, "list", "-deps", "github.com/picketdev/picket/cmd/picket").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list -deps gave %d packages: %q", len(deps), out)
+	}
+	for _, dep := range deps {
+		switch dep {
+		case "net/http", "net/http/httputil", "crypto/tls", "crypto/x509":
+			t.Errorf("cmd/picket links %s", dep)
 		}
 	}
 }

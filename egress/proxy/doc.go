@@ -8,9 +8,19 @@
 // loopback only; the listeners the command connects to are made inside
 // that namespace and handed to the picket process outside it (see
 // package sandbox), so this package only ever sees connections from the
-// command. The HTTP side is the standard library's: net/http parses the
-// requests and [httputil.ReverseProxy] forwards them; SOCKS5 is parsed
-// here (RFC 1928, CONNECT only, no authentication).
+// command. Both protocols are read here: HTTP/1.1 and 1.0 message heads
+// (RFC 9112: the request line, the header fields, the upstream's status
+// line; bodies are never parsed) and SOCKS5 (RFC 1928, CONNECT only, no
+// authentication). Not importing net/http keeps crypto/tls and its
+// start-up work out of every picket process, the per-call hook included.
+//
+// Each HTTP connection carries one request: picket answers with
+// "Connection: close", and sends the request on with it, so a request
+// written behind the first on the same connection never reaches the
+// proxy's decision or another host. A plain request's body and its
+// answer are moved as they come, by splice(2), as a tunnel's bytes are.
+// An https URL sent as a plain request (not through CONNECT) is refused:
+// picket does not speak TLS.
 //
 // # What it guarantees
 //
