@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -38,13 +39,17 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 	return out, nil
 }
 
-// exeLine is the line of the extension [Render] bakes the executable into.
-var exeLine = regexp.MustCompile(`(?m)^const PICKET = ("(?:[^"\\\n]|\\.)*");`)
+// exeLine is the line of the extension [Render] bakes the executable into,
+// compiled on first use (every picket hook process starts with this
+// package; only install and doctor read the extension).
+var exeLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^const PICKET = ("(?:[^"\\\n]|\\.)*");`)
+})
 
 // extensionExe is the picket executable an installed extension runs, ""
 // when it names none.
 func extensionExe(src []byte) string {
-	m := exeLine.FindSubmatch(src)
+	m := exeLine().FindSubmatch(src)
 	var exe string
 	if m == nil || json.Unmarshal(m[1], &exe) != nil {
 		return ""

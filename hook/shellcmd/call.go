@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -104,9 +105,16 @@ func saved0(pos []string) string {
 // runner interprets one command's arguments.
 type runner func(a *analyzer, st, env *state, name string, args []word, stdin input)
 
-var runners map[string]runner
+// runners and fileRunners are the tables of commands picket reads, built
+// on first use: every picket hook process starts with this package, and
+// only the shell-line judge (Codex, Copilot) needs them (0.06 ms of
+// package initialisation otherwise).
+var (
+	runners, fileRunners map[string]runner
+	tables               sync.Once
+)
 
-func init() {
+func initRunners() {
 	runners = map[string]runner{}
 	for _, n := range strings.Fields(`echo printf true false : exit return kill sleep shift wait jobs bg fg
 		type which umask ulimit date seq yes basename dirname whoami id uname pwd hostname
@@ -158,6 +166,10 @@ func init() {
 // lookup finds a command's runner: the shell's own and wrappers first,
 // then the file tools.
 func lookup(name string) (runner, bool) {
+	tables.Do(func() {
+		initRunners()
+		initFileRunners()
+	})
 	if r, ok := runners[name]; ok {
 		return r, true
 	}

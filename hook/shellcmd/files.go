@@ -141,9 +141,8 @@ func filesRunner(sp spec) runner {
 	}
 }
 
-var fileRunners = map[string]runner{}
-
-func init() {
+func initFileRunners() {
+	fileRunners = map[string]runner{}
 	readers := spec{acc: decide.Read}
 	for _, n := range strings.Fields(`cat tac less more most nl wc od hexdump strings base64 base32 md5sum
 		sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum file cmp comm paste
