@@ -21,7 +21,6 @@ import (
 	"github.com/gobwas/glob"
 	"github.com/picketdev/picket/egress"
 	"github.com/picketdev/picket/schema"
-	"github.com/tailscale/hujson"
 )
 
 // Env is everything outside the policy files that resolution depends on.
@@ -350,7 +349,7 @@ func (r *resolver) read(name string) (*source, error) {
 	}
 	// Validation passed, so these do not fail; their errors would quote
 	// the file, which may be a secret, so they are not passed on.
-	std, err := hujson.Standardize(src)
+	std, err := standardize(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not valid JSONC", name)
 	}
