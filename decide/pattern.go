@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gobwas/glob"
+	"github.com/gobwas/glob/syntax"
 )
 
 // A pattern is one compiled rule pattern. Patterns are anchored to absolute
@@ -140,11 +141,20 @@ func joinPat(lit, rest string) string {
 // pattern and the rest, which starts at the first component with a glob
 // character.
 func splitLiteral(abs string) (prefix, rest string) {
-	parts := strings.Split(abs, "/")
-	for i, part := range parts {
-		if hasMeta(part) {
-			return strings.Join(parts[:i], "/"), strings.Join(parts[i:], "/")
+	for start := 0; start <= len(abs); {
+		end := strings.IndexByte(abs[start:], '/')
+		if end < 0 {
+			end = len(abs)
+		} else {
+			end += start
 		}
+		if hasMeta(abs[start:end]) {
+			if start == 0 {
+				return "", abs
+			}
+			return abs[:start-1], abs[start:]
+		}
+		start = end + 1
 	}
 	return abs, ""
 }
@@ -319,7 +329,7 @@ func newPattern(r Rule, lit, rest string, fold bool) (*pattern, error) {
 func (pt *pattern) compile(prefix, globRest string) error {
 	src := translate(globRest)
 	if prefix != "" {
-		src = strings.TrimSuffix(glob.QuoteMeta(prefix), "/") + "/" + src
+		src = strings.TrimSuffix(quoteMeta(prefix), "/") + "/" + src
 	}
 	pt.src = src
 	if b, ok := strings.CutSuffix(src, "/**"); ok && b != "" {
@@ -360,6 +370,18 @@ func (pt *pattern) load() *lazyGlob {
 }
 
 // cleanAbs cleans a literal absolute path; "" stays "/".
+// quoteMeta is glob.QuoteMeta, without its two allocations for the
+// common literal prefix that has nothing to quote (a hook call quotes the
+// prefix of every rule it loads).
+func quoteMeta(s string) string {
+	for i := 0; i < len(s); i++ {
+		if syntax.IsSpecial(s[i]) {
+			return glob.QuoteMeta(s)
+		}
+	}
+	return s
+}
+
 func cleanAbs(p string) string {
 	if p == "" {
 		return "/"

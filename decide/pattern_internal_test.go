@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"math/rand/v2"
 	"path"
 	"strings"
 	"testing"
@@ -74,4 +75,38 @@ func FuzzLiteralPattern(f *testing.F) {
 			t.Fatalf("LiteralPattern(%q) = %q matches %q: %v, want %v", p, r.Pattern, q, got, want)
 		}
 	})
+}
+
+// TestSplitLiteralAndQuoteMeta holds the allocation-free forms to the
+// plain ones they replace: split on "/" and join, and gobwas' QuoteMeta.
+func TestSplitLiteralAndQuoteMeta(t *testing.T) {
+	ref := func(abs string) (string, string) {
+		parts := strings.Split(abs, "/")
+		for i, part := range parts {
+			if hasMeta(part) {
+				return strings.Join(parts[:i], "/"), strings.Join(parts[i:], "/")
+			}
+		}
+		return abs, ""
+	}
+	alphabet := []string{"/", "a", "*", "?", "[", "]", "{", "}", "\\", ",", ".", "é", "!", "-"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	cases := []string{"", "/", "//", "/a/b", "/a/*/b", "*", "a/", "/a/b/", "/a/b*", "**/x", "/a//b*/c"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		cases = append(cases, b.String())
+	}
+	for _, s := range cases {
+		gp, gr := splitLiteral(s)
+		wp, wr := ref(s)
+		if gp != wp || gr != wr {
+			t.Fatalf("splitLiteral(%q) = %q, %q; want %q, %q", s, gp, gr, wp, wr)
+		}
+		if got, want := quoteMeta(s), glob.QuoteMeta(s); got != want {
+			t.Fatalf("quoteMeta(%q) = %q, want %q", s, got, want)
+		}
+	}
 }
