@@ -175,4 +175,3 @@ func (c *cli) pipeline(agent *hook.Agent, headless bool) hook.Pipeline {
 		},
 	}
 }
-
