@@ -165,11 +165,21 @@ func BenchmarkProxy(b *testing.B) {
 		return float64(n) / (1 << 20) / time.Since(start).Seconds()
 	}
 	var dRate, pRate, dHTTP, pHTTP []float64
-	for range 7 {
-		dRate = append(dRate, transfer(direct))
-		pRate = append(pRate, transfer(proxied))
-		dHTTP = append(dHTTP, get("127.0.0.1:"+strconv.Itoa(webPort), "/"))
-		pHTTP = append(pHTTP, get(h.httpURL.Host, fmt.Sprintf("http://bench.test:%d/", webPort)))
+	// Each round takes the two paths in turn, the direct one first in
+	// every other round, as the set-up rounds do.
+	for r := range 7 {
+		rounds := []func(){
+			func() { dRate = append(dRate, transfer(direct)) },
+			func() { pRate = append(pRate, transfer(proxied)) },
+			func() { dHTTP = append(dHTTP, get("127.0.0.1:"+strconv.Itoa(webPort), "/")) },
+			func() { pHTTP = append(pHTTP, get(h.httpURL.Host, fmt.Sprintf("http://bench.test:%d/", webPort))) },
+		}
+		if r%2 == 1 {
+			rounds[0], rounds[1], rounds[2], rounds[3] = rounds[1], rounds[0], rounds[3], rounds[2]
+		}
+		for _, f := range rounds {
+			f()
+		}
 	}
 	ds, ps := median(dSetup), median(pSetup)
 	dr, pr := median(dRate), median(pRate)
