@@ -36,6 +36,15 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if r.Stderr == nil {
 		r.Stderr = io.Discard
 	}
+	// Once the sandbox ran, picket returns only after the coarse clock has
+	// left its window (see [waitPast]): deferred before the release of the
+	// placeholders, so it runs after it and the wait covers that work.
+	var ended time.Time
+	defer func() {
+		if !ended.IsZero() {
+			waitPast(ended)
+		}
+	}()
 	release, err := makePlaceholders(p, r.StateDir)
 	if err != nil {
 		return 0, err
@@ -135,7 +144,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 				default:
 				}
 			}
-			ended := ctimeCeiling() // every process of the sandbox is gone
+			ended = ctimeCeiling() // every process of the sandbox is gone
 			// bubblewrap is gone, so the status pipe has reached its end.
 			code, err := exitStatus(c, err, child, <-ran || signalled)
 			if se := (*SetupError)(nil); errors.As(err, &se) {
@@ -145,7 +154,6 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 			}
 			r.quarantine(p, started)
 			settled(ended)
-			waitPast(ended)
 			return code, err
 		}
 	}
