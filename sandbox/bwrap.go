@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/picketdev/picket/sandbox/first"
 )
 
 // InfoFD is the descriptor bubblewrap writes the sandbox's status to
@@ -17,19 +19,23 @@ const InfoFD = 3
 // HandoffFD is the descriptor the first process inside the sandbox hands
 // the [Plan.Listen] listeners to picket over; [Run] passes one end of a
 // socket pair there.
-const HandoffFD = 4
+const HandoffFD = first.HandoffFD
 
 // StderrFD is where the first process inside the sandbox finds the
 // command's stderr, which it puts in place of its own before anything
 // runs: bubblewrap's stderr is a pipe to picket, so a message about a
 // setup that failed and is then tried again does not reach the command's
 // reader (see [RunReplanned]).
-const StderrFD = 5
+const StderrFD = first.StderrFD
 
 // LandlockExec is the hidden flag of "picket run" that marks the first
-// process inside the sandbox: it applies [Plan.Landlock] and starts the
-// command.
-const LandlockExec = "--landlock-exec"
+// process inside the sandbox (package first): it applies [Plan.Landlock]
+// and starts the command.
+const LandlockExec = first.Exec
+
+// LandlockABI returns the kernel's Landlock ABI version, 0 when Landlock
+// is unavailable (and on every system but Linux).
+func LandlockABI() int { return first.ABI() }
 
 // op is one mount, placed by path: a directory's mounts come before those
 // below it, and at one path the ranks order them.
@@ -234,12 +240,13 @@ func (p Plan) skeleton() []string {
 }
 
 // RunHidden runs the hidden forms of "picket run" that picket starts itself:
-// the first process inside the sandbox ([LandlockExec]) and the walk's
-// keeper ([KeeperExec]). ok is false for any other args.
+// the first process inside the sandbox ([LandlockExec], which picket's
+// command starts before this from an early init, see package first) and
+// the walk's keeper ([KeeperExec]). ok is false for any other args.
 func RunHidden(args []string, stderr io.Writer) (code int, ok bool) {
 	switch {
 	case len(args) > 0 && args[0] == LandlockExec:
-		return Inner(args[1:], stderr), true
+		return first.Main(args[1:], stderr), true
 	case len(args) > 0 && args[0] == KeeperExec:
 		return Keep(args[1:], stderr), true
 	}

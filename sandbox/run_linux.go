@@ -18,13 +18,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// forwarded are the signals picket passes on to the sandbox. The command
-// runs in its own session, so the terminal's Ctrl-C and resizes reach
-// picket, not the command.
-var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
-	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH}
+	"github.com/picketdev/picket/sandbox/first"
+)
 
 // Run runs cmd under p and returns its exit status. It returns an
 // *[UnavailableError] when bubblewrap could not create the sandbox, and a
@@ -88,7 +84,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	// forwards it, not kill bubblewrap (and so the whole sandbox) at once.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded...)
+	signal.Notify(sigs, first.Forwarded...) // the command runs in its own session
 	defer signal.Stop(sigs)
 	started := coarseNow() // the clock ctimes come from (see quarantine.go)
 	settled, err := leavePending(r.StateDir, p, started)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 
+	_ "github.com/picketdev/picket/cmd/internal/firststart" // the sandbox's first process, started before the rest is initialised
 	"github.com/picketdev/picket/hook/agents"
 	"github.com/picketdev/picket/hook/doctor"
 )

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package first
 
 import (
 	"fmt"
@@ -29,9 +29,9 @@ const (
 	llFile = ll.AccessFSWriteFile | ll.AccessFSTruncate
 )
 
-// LandlockABI returns the kernel's Landlock ABI version, 0 when Landlock
-// is unavailable.
-func LandlockABI() int {
+// ABI returns the kernel's Landlock ABI version, 0 when Landlock is
+// unavailable.
+func ABI() int {
 	v, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return 0

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package first
 
 import (
 	"fmt"
@@ -11,21 +11,21 @@ import (
 	"syscall"
 )
 
-// Inner is the first process inside the sandbox ("picket run
+// Main is the first process inside the sandbox ("picket run
 // --landlock-exec --write DIR... --socket PATH... --listen ADDR... --
 // COMMAND..."): it opens the listeners picket serves the network proxy on
 // and hands them over ([HandoffFD]), restricts itself with Landlock (best
 // effort: a kernel without it leaves the mounts as the only layer), starts
 // the command, passes on the signals picket forwards, reaps orphans as
 // PID 1 must, and returns the command's exit status.
-func Inner(args []string, stderr io.Writer) int {
+func Main(args []string, stderr io.Writer) int {
 	if syscall.Dup3(StderrFD, 2, 0) == nil {
 		syscall.Close(StderrFD)
 	}
 	var write, sockets, listen []string
 	for len(args) > 0 && args[0] != "--" {
 		if len(args) < 2 {
-			fmt.Fprintf(stderr, "picket: error: bad %s arguments\n", LandlockExec)
+			fmt.Fprintf(stderr, "picket: error: bad %s arguments\n", Exec)
 			return 126
 		}
 		switch args[0] {
@@ -36,13 +36,13 @@ func Inner(args []string, stderr io.Writer) int {
 		case "--listen":
 			listen = append(listen, args[1])
 		default:
-			fmt.Fprintf(stderr, "picket: error: unknown %s flag %q\n", LandlockExec, args[0])
+			fmt.Fprintf(stderr, "picket: error: unknown %s flag %q\n", Exec, args[0])
 			return 126
 		}
 		args = args[2:]
 	}
 	if len(args) < 2 {
-		fmt.Fprintf(stderr, "picket: error: %s needs -- COMMAND\n", LandlockExec)
+		fmt.Fprintf(stderr, "picket: error: %s needs -- COMMAND\n", Exec)
 		return 126
 	}
 	cmd := args[1:]
@@ -54,7 +54,7 @@ func Inner(args []string, stderr io.Writer) int {
 	}
 	// go-landlock restricts every thread of this process; the command
 	// forked below inherits the domain.
-	if err := restrict(LandlockABI(), write, sockets); err != nil {
+	if err := restrict(ABI(), write, sockets); err != nil {
 		fmt.Fprintf(stderr, "picket: error: failed to apply Landlock: %v\n", err)
 		return 126
 	}
@@ -71,7 +71,7 @@ func supervise(cmd []string, stderr io.Writer) int {
 		return 127
 	}
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded...)
+	signal.Notify(sigs, Forwarded...)
 	proc, err := os.StartProcess(bin, cmd, &os.ProcAttr{
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
