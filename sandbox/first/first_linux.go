@@ -22,6 +22,14 @@ func Main(args []string, stderr io.Writer) int {
 	if syscall.Dup3(StderrFD, 2, 0) == nil {
 		syscall.Close(StderrFD)
 	}
+	// The first signal.Notify starts the runtime's signal thread and waits
+	// for it (about half a millisecond): done meanwhile, and waited for
+	// before the command starts.
+	sigs, notified := make(chan os.Signal, 8), make(chan struct{})
+	go func() {
+		signal.Notify(sigs, Forwarded...)
+		close(notified)
+	}()
 	var write, sockets, listen []string
 	for len(args) > 0 && args[0] != "--" {
 		if len(args) < 2 {
@@ -58,20 +66,19 @@ func Main(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "picket: error: failed to apply Landlock: %v\n", err)
 		return 126
 	}
-	return supervise(cmd, stderr)
+	return supervise(cmd, sigs, notified, stderr)
 }
 
 // supervise runs cmd in its own process group and waits for it, passing
-// on signals and reaping every other child (the sandbox's PID 1 inherits
-// orphans).
-func supervise(cmd []string, stderr io.Writer) int {
+// on the signals sigs gets (once notified is closed) and reaping every
+// other child (the sandbox's PID 1 inherits orphans).
+func supervise(cmd []string, sigs chan os.Signal, notified chan struct{}, stderr io.Writer) int {
 	bin, err := exec.LookPath(cmd[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "picket: error: %s: command not found\n", cmd[0])
 		return 127
 	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, Forwarded...)
+	<-notified
 	proc, err := os.StartProcess(bin, cmd, &os.ProcAttr{
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
