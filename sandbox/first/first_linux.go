@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"syscall"
 )
 
@@ -60,8 +61,9 @@ func Main(args []string, stderr io.Writer) int {
 			return 126
 		}
 	}
-	// go-landlock restricts every thread of this process; the command
-	// forked below inherits the domain.
+	// Landlock restricts this thread, which starts the command (in
+	// supervise), so the command inherits the domain.
+	runtime.LockOSThread()
 	if err := restrict(ABI(), write, sockets); err != nil {
 		fmt.Fprintf(stderr, "picket: error: failed to apply Landlock: %v\n", err)
 		return 126
