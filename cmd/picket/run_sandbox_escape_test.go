@@ -107,18 +107,23 @@ func TestRunEscapes(t *testing.T) {
 		"proc-parent-cwd":       fmt.Sprintf("ls /proc/%d/cwd/", os.Getpid()),
 		"proc-parent-root":      fmt.Sprintf("cat /proc/%d/root%s/.ssh/id_rsa | grep SECRET", os.Getpid(), h),
 		"proc-1-root":           fmt.Sprintf("cat /proc/1/root%s/.ssh/id_rsa | grep SECRET", h),
-		"rename-over-mount":     "mkdir x && mv -T x .git/hooks",
-		"rename-over-policy":    "mkdir y && mv -T y fence.jsonc",
-		"mv-git-away":           "mv .git .git2",
-		"mv-hooks-away":         "mv .git/hooks .git/h2",
-		"rm-hooks":              "rm -rf .git/hooks",
-		"umount-hidden":         fmt.Sprintf("umount %s/.aws", h),
-		"remount-rw":            fmt.Sprintf("mount -o remount,rw,bind %s/.git/hooks", ws),
-		"unshare-mount":         fmt.Sprintf("unshare -m sh -c 'umount %s/.aws; cat %s/.aws/credentials' | grep SECRET", h, h),
-		"bashrc":                "echo evil >> ~/.bashrc",
-		"write-picket-binary":   fmt.Sprintf("echo x >> %s", w.bin),
-		"mknod":                 "mknod dev b 8 0",
-		"chmod-hidden":          fmt.Sprintf("chmod 644 %s/.ssh/id_rsa", h),
+		// The first process restricts only the thread that starts the
+		// command; its other threads are out of the command's reach only
+		// while it is undumpable.
+		"proc-1-mem":          `for m in /proc/1/task/*/mem; do (exec 3<>"$m") 2>/dev/null && exit 0; done; exit 1`,
+		"proc-1-fd":           "ls -l /proc/1/fd/ | grep -q -- '->'",
+		"rename-over-mount":   "mkdir x && mv -T x .git/hooks",
+		"rename-over-policy":  "mkdir y && mv -T y fence.jsonc",
+		"mv-git-away":         "mv .git .git2",
+		"mv-hooks-away":       "mv .git/hooks .git/h2",
+		"rm-hooks":            "rm -rf .git/hooks",
+		"umount-hidden":       fmt.Sprintf("umount %s/.aws", h),
+		"remount-rw":          fmt.Sprintf("mount -o remount,rw,bind %s/.git/hooks", ws),
+		"unshare-mount":       fmt.Sprintf("unshare -m sh -c 'umount %s/.aws; cat %s/.aws/credentials' | grep SECRET", h, h),
+		"bashrc":              "echo evil >> ~/.bashrc",
+		"write-picket-binary": fmt.Sprintf("echo x >> %s", w.bin),
+		"mknod":               "mknod dev b 8 0",
+		"chmod-hidden":        fmt.Sprintf("chmod 644 %s/.ssh/id_rsa", h),
 	}
 	got := w.attempts(t, nil, lines)
 	for name := range lines {
