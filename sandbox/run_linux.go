@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,10 +42,15 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 			waitPast(ended)
 		}
 	}()
-	release, err := makePlaceholders(p, r.StateDir)
+	made, err := makePlaceholders(p, r.StateDir)
 	if err != nil {
 		return 0, err
 	}
+	// Once the sandbox is gone the placeholders go while the quarantine
+	// runs (removing a directory can take a few tenths of a millisecond on
+	// a filesystem that discards the freed block); the deferred call waits
+	// for that.
+	release := sync.OnceFunc(made)
 	defer release()
 	if err := makeTmpBinds(p.TmpBinds); err != nil {
 		return 0, err
@@ -141,6 +147,7 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 				}
 			}
 			ended = ctimeCeiling() // every process of the sandbox is gone
+			go release()
 			// bubblewrap is gone, so the status pipe has reached its end.
 			code, err := exitStatus(c, err, child, <-ran || signalled)
 			if se := (*SetupError)(nil); errors.As(err, &se) {
