@@ -141,10 +141,10 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 		case child = <-pid:
 		case err := <-done:
 			if child == 0 {
-				select {
-				case child = <-pid:
-				default:
-				}
+				// Not read yet, or never sent: readStatus sends the
+				// sandbox's PID, or -1 once the pipe ends, which it does
+				// now that bubblewrap is gone.
+				child = <-pid
 			}
 			ended = ctimeCeiling() // every process of the sandbox is gone
 			go release()
