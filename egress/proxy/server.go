@@ -157,33 +157,6 @@ func (s *Server) serve(l net.Listener, handle func(net.Conn)) error {
 	}
 }
 
-// clientSendBuffer is the send buffer (SO_SNDBUF, which the kernel
-// doubles) of a client's connection: how much the proxy may have queued
-// towards the client. Left to the kernel's autotuning it grows to 4 MB,
-// splice keeps it full, and the client copies out bytes written megabytes
-// earlier: a 200 MB tunnel on loopback ran at 41-50% of direct throughput
-// and cost 0.74-0.84 s of CPU per GB (direct 0.33-0.35); with 128 KB,
-// 87-113% and 0.40 s (BenchmarkProxy; 192 KB and more fall back towards
-// the autotuned figures). Smaller is worse: below about two of
-// loopback's 64 KB segments each one waits for the client's delayed ACK
-// (32 KB moved about 2 MB/s).
-const clientSendBuffer = 128 << 10
-
-// clientBuffer sets c's send buffer to clientSendBuffer. Only on
-// loopback, where every client of the proxy is (the sandbox's
-// listeners): a long path would need the window autotuning gives it. The
-// upstream side is left to autotuning.
-func clientBuffer(c net.Conn) {
-	tc, ok := c.(*net.TCPConn)
-	if !ok {
-		return
-	}
-	if a, ok := tc.LocalAddr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
-		return
-	}
-	tc.SetWriteBuffer(clientSendBuffer)
-}
-
 // tracked is a listener whose connections the server closes when it
 // closes.
 type tracked struct {
@@ -197,7 +170,7 @@ func (t *tracked) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		clientBuffer(c)
+		clientSocket(c)
 		s := t.s
 		s.mu.Lock()
 		if s.closed {
