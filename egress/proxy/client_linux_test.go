@@ -7,10 +7,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestClientSocket: a client's loopback connection sends with Reno.
-func TestClientSocket(t *testing.T) {
+// TestClientListener: a connection accepted on a loopback listener of the
+// proxy's sends with Reno from its start.
+func TestClientListener(t *testing.T) {
 	l := listen(t)
 	defer l.Close()
+	clientListener(l)
 	dialed, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +23,6 @@ func TestClientSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer accepted.Close()
-	clientSocket(accepted)
 	if got := congestion(t, accepted); got != "reno" {
 		t.Errorf("a client's connection sends with %q, want reno", got)
 	}

@@ -121,6 +121,7 @@ func (s *Server) Close() error {
 // every connection it accepts is closed then too. It reports false when
 // the server is closed already.
 func (s *Server) listen(l net.Listener) (net.Listener, bool) {
+	clientListener(l)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -170,7 +171,6 @@ func (t *tracked) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		clientSocket(c)
 		s := t.s
 		s.mu.Lock()
 		if s.closed {
