@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -613,8 +614,11 @@ func (k *keeper) changedSince(w *kept, id string, since uint64, under []string) 
 			add(p)
 		}
 	} else {
-		for _, l := range k.log {
-			if l.gen > since && (w.recs[l.path] != nil || underAny(l.path, under)) {
+		// The log is in generation order: start at the first entry past
+		// since, not at the top of up to keeperLog entries.
+		i, _ := slices.BinarySearchFunc(k.log, since+1, func(l logged, g uint64) int { return cmp.Compare(l.gen, g) })
+		for _, l := range k.log[i:] {
+			if w.recs[l.path] != nil || underAny(l.path, under) {
 				add(l.path)
 			}
 		}
