@@ -371,7 +371,8 @@ func makeTmpBinds(files []string) error {
 }
 
 // makePlaceholders creates the plan's missing protected paths as empty
-// directories on the host, so they can be mounted over. Every sandbox
+// directories on the host, so they can be mounted over (spare ones renamed
+// into place where it keeps some, see spare_linux.go). Every sandbox
 // holds a shared lock while it runs, whether it made placeholders or not:
 // one that another sandbox made may be among its mounts, and removing a
 // directory detaches the mounts on it in every namespace. The last one out
@@ -396,8 +397,15 @@ func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
 	}
 	registry := filepath.Join(dir, "placeholders")
 	var made []string
+	var spare *spares
 	for _, m := range missing {
-		err := os.Mkdir(m, 0o755)
+		if spare == nil {
+			spare = listSpares(stateDir)
+		}
+		err := spare.place(m)
+		if err != nil && !errors.Is(err, os.ErrExist) && !errors.Is(err, os.ErrNotExist) {
+			err = os.Mkdir(m, 0o755)
+		}
 		switch {
 		case err == nil:
 			made = append(made, m)
@@ -427,9 +435,10 @@ func makePlaceholders(p Plan, stateDir string) (release func(), err error) {
 		// placeholders inside the other's (.claude/commands in .claude).
 		made := strings.Split(string(b), "\n")
 		slices.SortFunc(made, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+		spare := listSpares(stateDir)
 		for _, m := range made {
 			if m != "" {
-				unix.Rmdir(m) // only an empty directory goes
+				spare.keep(m) // only an empty directory goes
 			}
 		}
 		os.Truncate(registry, 0)
