@@ -25,6 +25,15 @@ func coarseNow() time.Time {
 	return time.Unix(ts.Unix())
 }
 
+// coarseTick is the coarse clock's resolution: the kernel's tick.
+func coarseTick() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGetres(unix.CLOCK_REALTIME_COARSE, &ts) != nil || ts.Nano() <= 0 {
+		return 4 * time.Millisecond
+	}
+	return time.Duration(ts.Nano())
+}
+
 // ctimeCeiling is the latest ctime a change made before now can carry.
 // The kernel stamps ctimes from the coarse clock, but with multigrain
 // timestamps (Linux 6.13 on) a file whose ctime was looked at since its

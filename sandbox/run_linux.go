@@ -470,8 +470,23 @@ func Probe(path, probe string) Status {
 // waitPast returns once the ctime clock has moved past t (a tick, a few
 // ms at most): a file the person writes after picket returns must not
 // share the window's last tick, which counts as the command's.
+//
+// It sleeps until the tick it expects (the coarse clock's last tick plus
+// its resolution) with nanosleep, then by 50 µs steps: time.Sleep rounds
+// up to a millisecond here, which overshot the tick by half of one on
+// average.
 func waitPast(t time.Time) {
-	for deadline := time.Now().Add(50 * time.Millisecond); !coarseNow().After(t) && time.Now().Before(deadline); {
-		time.Sleep(500 * time.Microsecond)
+	tick := coarseTick()
+	for deadline := time.Now().Add(50 * time.Millisecond); time.Now().Before(deadline); {
+		c := coarseNow()
+		if c.After(t) {
+			return
+		}
+		d := time.Until(c.Add(tick)) + 20*time.Microsecond
+		if d < 50*time.Microsecond || d > tick+time.Millisecond {
+			d = 50 * time.Microsecond
+		}
+		ts := unix.NsecToTimespec(d.Nanoseconds())
+		unix.Nanosleep(&ts, nil)
 	}
 }
