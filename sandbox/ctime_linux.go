@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -45,4 +46,38 @@ func ctimeCeiling() time.Time {
 		return c
 	}
 	return now
+}
+
+// floorPast reports whether every ctime the kernel stamps from now on is
+// later than t, so that picket need not wait for the coarse clock to
+// pass t (see [waitPast]). With multigrain timestamps (Linux 6.13 on) the
+// kernel hands out a fine-grained ctime to a change of a file whose ctime
+// was looked at since the coarse clock last moved, and raises a floor to
+// it: every ctime stamped after, on any filesystem, is at least that
+// floor. So it changes a file of its own in the state dir (a truncation to
+// the size it has), looks at its ctime, and again, twice at most: once
+// that ctime is past t, so is every later one. On an older kernel the
+// ctime stays on the coarse clock, which has not passed t, and the
+// caller waits as before.
+func floorPast(stateDir string, t time.Time) bool {
+	if stateDir == "" {
+		return false
+	}
+	fd, err := unix.Open(filepath.Join(stateDir, "sandbox", "clock"), unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	// A microsecond past t, for filesystems that keep microseconds.
+	past := t.Add(2 * time.Microsecond)
+	for range 3 {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || unix.Ftruncate(fd, st.Size) != nil || unix.Fstat(fd, &st) != nil {
+			return false
+		}
+		if time.Unix(st.Ctim.Sec, st.Ctim.Nsec).After(past) {
+			return true
+		}
+	}
+	return false
 }

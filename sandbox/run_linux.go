@@ -33,12 +33,14 @@ func Run(p Plan, r Runner, cmd []string) (int, error) {
 	if r.Stderr == nil {
 		r.Stderr = io.Discard
 	}
-	// Once the sandbox ran, picket returns only after the coarse clock has
-	// left its window (see [waitPast]): deferred before the release of the
-	// placeholders, so it runs after it and the wait covers that work.
+	// Once the sandbox ran, picket returns only once no ctime stamped
+	// later can fall in its window: at once where the kernel's multigrain
+	// floor is past it (see [floorPast]), otherwise after the coarse clock
+	// has left it (see [waitPast]). Deferred before the release of the
+	// placeholders, so it runs after it and a wait covers that work.
 	var ended time.Time
 	defer func() {
-		if !ended.IsZero() {
+		if !ended.IsZero() && !floorPast(r.StateDir, ended) {
 			waitPast(ended)
 		}
 	}()
