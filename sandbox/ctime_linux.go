@@ -75,7 +75,9 @@ func floorPast(stateDir string, t time.Time) bool {
 		if unix.Fstat(fd, &st) != nil || unix.Ftruncate(fd, st.Size) != nil || unix.Fstat(fd, &st) != nil {
 			return false
 		}
-		if time.Unix(st.Ctim.Sec, st.Ctim.Nsec).After(past) {
+		// Past t, and not ahead of this machine's clock (a state dir on a
+		// network filesystem stamps the server's time).
+		if c := time.Unix(st.Ctim.Sec, st.Ctim.Nsec); c.After(past) && !c.After(time.Now()) {
 			return true
 		}
 	}
