@@ -49,6 +49,13 @@ func listSpares(stateDir string) *spares {
 func (s *spares) place(m string) error {
 	for len(s.names) > 0 {
 		name := filepath.Join(s.dir, s.names[0])
+		if !emptyDir(name) {
+			// Not a directory picket left empty (the state dir is the
+			// person's): a placeholder shows its contents to the sandbox
+			// and, should it stay, in the workspace. Never used.
+			s.names = s.names[1:]
+			continue
+		}
 		err := unix.Renameat2(unix.AT_FDCWD, name, unix.AT_FDCWD, m, unix.RENAME_NOREPLACE)
 		switch {
 		case err == nil:

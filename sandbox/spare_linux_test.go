@@ -52,6 +52,18 @@ func TestSpares(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(ws, ".codex")); !os.IsNotExist(err) {
 		t.Errorf("the symlink stayed in place: %v", err)
 	}
+	// A spare with something in it is never put in place.
+	full := filepath.Join(state, "sandbox", "spare", "full")
+	os.Mkdir(full, 0o755)
+	os.WriteFile(filepath.Join(full, "settings.json"), []byte("{}"), 0o644)
+	s = listSpares(state)
+	if err := s.place(filepath.Join(ws, ".gemini")); err == nil {
+		t.Errorf("placed a spare that is not empty")
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".gemini")); !os.IsNotExist(err) {
+		t.Errorf("a spare with a file is in the workspace: %v", err)
+	}
+	os.RemoveAll(full)
 	// An existing name is left alone.
 	os.Mkdir(filepath.Join(state, "sandbox", "spare", "d"), 0o755)
 	s = listSpares(state)
