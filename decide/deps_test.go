@@ -1,9 +1,10 @@
 package decide_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/picketdev/picket/internal/testenv"
 )
 
 // TestDependencies keeps decide embeddable and free of agents: operators
@@ -13,22 +14,11 @@ import (
 // picket's agent packages: agents reach the mandatory denies as a plain
 // value, Env.Agents.
 func TestDependencies(t *testing.T) {
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	out, err := exec.Command(gocmd, "list", "-deps", "github.com/picketdev/picket/decide").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
+	deps := testenv.Deps(t, "github.com/picketdev/picket/decide")
 	banned := []string{
 		"github.com/charmbracelet", "github.com/muesli/termenv", "github.com/mattn/go-isatty", "golang.org/x/term",
 		"gopkg.in/natefinch/lumberjack", "log", "log/slog",
 		"github.com/picketdev/picket/tui", "github.com/picketdev/picket/audit", "github.com/picketdev/picket/hook", "net/mail",
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps gave %d packages: %q", len(deps), out)
 	}
 	for _, dep := range deps {
 		for _, b := range banned {

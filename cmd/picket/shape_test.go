@@ -6,10 +6,11 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/picketdev/picket/internal/testenv"
 )
 
 // TestCommandIsThin keeps cmd/picket what it should be: the flags and the
@@ -62,18 +63,7 @@ func TestCommandIsThin(t *testing.T) {
 // brought crypto/tls, crypto/x509 and their init work (3.02 against 2.71
 // ms a hook call). The network proxy reads HTTP itself (egress/proxy).
 func TestHookStaysLean(t *testing.T) {
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal("no go command")
-	}
-	out, err := exec.Command(gocmd, "list", "-deps", "github.com/picketdev/picket/cmd/picket").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 50 {
-		t.Fatalf("go list -deps gave %d packages: %q", len(deps), out)
-	}
+	deps := testenv.Deps(t, "github.com/picketdev/picket/cmd/picket")
 	for _, dep := range deps {
 		switch dep {
 		case "net/http", "net/http/httputil", "crypto/tls", "crypto/x509":

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +51,21 @@ func Bwrap(t testing.TB) string {
 		t.Skip("the shell sandbox is Linux only")
 	}
 	return Tool(t, "bwrap", "apt-get install bubblewrap")
+}
+
+// Deps returns every package pkg imports, directly or not, and pkg
+// itself, as `go list -deps` names them: for the tests that keep a
+// package's imports in bounds.
+func Deps(t testing.TB, pkg string) []string {
+	t.Helper()
+	gocmd := Tool(t, "go", "https://go.dev/dl/")
+	out, err := exec.Command(gocmd, "list", "-deps", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 5 {
+		t.Fatalf("go list -deps %s gave %d packages: %q", pkg, len(deps), out)
+	}
+	return deps
 }

@@ -1,9 +1,10 @@
 package first_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/picketdev/picket/internal/testenv"
 )
 
 // TestDependencies keeps the first process light: picket's command runs it
@@ -13,18 +14,7 @@ import (
 // with it (net and encoding/json did: a hundred packages initialised
 // before it).
 func TestDependencies(t *testing.T) {
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	out, err := exec.Command(gocmd, "list", "-deps", "github.com/picketdev/picket/sandbox/first").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps gave %d packages: %q", len(deps), out)
-	}
+	deps := testenv.Deps(t, "github.com/picketdev/picket/sandbox/first")
 	for _, dep := range deps {
 		switch {
 		case dep == "github.com/picketdev/picket/sandbox/first":
