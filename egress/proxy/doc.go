@@ -15,10 +15,14 @@
 // start-up work out of every picket process, the per-call hook included.
 //
 // Each HTTP connection carries one request: picket answers with
-// "Connection: close", and sends the request on with it, so a request
-// written behind the first on the same connection never reaches the
-// proxy's decision or another host. A plain request's body and its
-// answer are moved as they come, by splice(2), as a tunnel's bytes are.
+// "Connection: close" and sends the request on with it. The request's
+// body is passed on as it is framed (Content-Length or chunked) and not
+// one byte further, so a request written behind the first on the same
+// connection reaches no host, whatever that host does with "close"; a
+// framing picket cannot read exactly (both Content-Length and
+// Transfer-Encoding, lengths that disagree, another transfer coding) is
+// refused with a 400. The answer, and a fixed-length body, move by
+// splice(2), as a tunnel's bytes do.
 // An https URL sent as a plain request (not through CONNECT) is refused:
 // picket does not speak TLS.
 //

@@ -185,3 +185,90 @@ func TestUpstreamAuth(t *testing.T) {
 		t.Errorf("the upstream saw %q, want %q", auths, want)
 	}
 }
+
+// TestHTTPBodyFraming: the host a request was decided for gets that
+// request's head and body as framed and not one byte more, even when the
+// client writes a second request behind it and the host would read on
+// (this origin reads everything until the line goes quiet); a framing
+// picket cannot read exactly is refused before anything is decided.
+func TestHTTPBodyFraming(t *testing.T) {
+	origin := listen(t)
+	defer origin.Close()
+	got := make(chan string, 8)
+	go func() {
+		for {
+			c, err := origin.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				var all []byte
+				buf := make([]byte, 4096)
+				for {
+					c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+					n, err := c.Read(buf)
+					all = append(all, buf[:n]...)
+					if err != nil {
+						break
+					}
+				}
+				got <- string(all)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}()
+		}
+	}()
+	port := portOf(t, origin.Addr())
+	h := newHarness(t, policy(t, []string{"allowed.test"}, nil, true), nil, hosts{"allowed.test": {"127.0.0.1"}, "other.test": {"127.0.0.1"}})
+	second := fmt.Sprintf("GET http://other.test:%d/second HTTP/1.1\r\nHost: other.test\r\n\r\n", port)
+	for _, tc := range []struct{ req, want string }{
+		{fmt.Sprintf("POST http://allowed.test:%d/a HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", port),
+			fmt.Sprintf("POST /a HTTP/1.1\r\nHost: allowed.test:%d\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello", port)},
+		{fmt.Sprintf("POST http://allowed.test:%d/c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", port),
+			fmt.Sprintf("POST /c HTTP/1.1\r\nHost: allowed.test:%d\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n", port)},
+		{fmt.Sprintf("GET http://allowed.test:%d/g HTTP/1.1\r\n\r\n", port),
+			fmt.Sprintf("GET /g HTTP/1.1\r\nHost: allowed.test:%d\r\nConnection: close\r\n\r\n", port)},
+	} {
+		c, err := net.Dial("tcp", h.httpURL.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, tc.req+second)
+		answer, _ := io.ReadAll(c)
+		c.Close()
+		if !strings.HasSuffix(string(answer), "\r\n\r\nok") {
+			t.Errorf("%.40q: answer %q", tc.req, answer)
+		}
+		if s := <-got; s != tc.want {
+			t.Errorf("%.40q: the origin got\n%q\nwant\n%q", tc.req, s, tc.want)
+		}
+	}
+	for _, bad := range []string{
+		"POST http://allowed.test/ HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"POST http://allowed.test/ HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+		"POST http://allowed.test/ HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", h.httpURL.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, bad)
+		answer, _ := io.ReadAll(c)
+		c.Close()
+		if !strings.HasPrefix(string(answer), "HTTP/1.1 400 ") {
+			t.Errorf("%q: answer %q, want a 400", bad, answer)
+		}
+	}
+	for _, d := range h.rec.all() {
+		if d.Host.Name == "other.test" {
+			t.Errorf("the pipelined request was decided: %+v", d)
+		}
+	}
+	select {
+	case s := <-got:
+		t.Errorf("the origin got a connection it should not have: %q", s)
+	default:
+	}
+}

@@ -48,6 +48,10 @@ func (s *Server) handleHTTP(c net.Conn) {
 		s.handleConnect(c, br, r)
 		return
 	}
+	if _, _, err := framing(r); err != nil {
+		respond(c, 400, "picket: "+err.Error()+"\n")
+		return
+	}
 	h2, port, err := splitHostPort(r.url.Host, 80)
 	if err != nil {
 		respond(c, 400, "picket: "+err.Error()+"\n")
@@ -113,6 +117,7 @@ func (s *Server) forward(client net.Conn, cbr *bufio.Reader, r request, rt route
 		return
 	}
 	defer target.Close()
+	kind, n, _ := framing(r) // checked before the decision
 	if _, err := target.Write(r.outgoing(rt.upstream, auth)); err != nil {
 		d.Outcome, d.Reason = "error", "failed to send the request: "+err.Error()
 		refuse(client, d)
@@ -121,8 +126,8 @@ func (s *Server) forward(client net.Conn, cbr *bufio.Reader, r request, rt route
 	up := make(chan struct{})
 	go func() {
 		defer close(up)
-		if flush(target, cbr) == nil {
-			copyHalf(raw(target), raw(client))
+		if sendBody(target, client, cbr, kind, n) != nil {
+			target.Close() // the answer to half a request is no answer
 		}
 	}()
 	defer func() { client.Close(); target.Close(); <-up }()
