@@ -3,14 +3,12 @@ package qwen
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/tailscale/hujson"
-
 	"github.com/picketdev/picket/hook"
+	"github.com/picketdev/picket/hook/hooklist"
 )
 
 // HookName is the name picket's hooks carry in Qwen Code's settings: what
@@ -92,6 +90,15 @@ func groupFor(matcher, command string) hookGroup {
 	return hookGroup{Matcher: matcher, Hooks: []hookEntry{{Type: "command", Name: HookName, Command: command, Timeout: HookTimeout.Milliseconds()}}}
 }
 
+// groups are picket's hook groups running command, one per event.
+func groups(command string) []hooklist.Group {
+	out := make([]hooklist.Group, len(events))
+	for k, e := range events {
+		out[k] = hooklist.Group{Event: e.name, Value: groupFor(e.matcher, command)}
+	}
+	return out
+}
+
 // wire is the Agent's Wire: picket's hooks running exe (without
 // timeout(1), which install adds where the machine has one).
 func wire(b []byte, exe string) ([]byte, error) { return AddHooks(b, HookCommand(exe, "")) }
@@ -104,49 +111,23 @@ func unwire(b []byte, _ string) ([]byte, error) { return RemoveHooks(b) }
 // hooks.PreToolUse and hooks.PostToolUse, after the person's own. picket
 // hooks already there (another executable, another timeout) are taken
 // out first; every other byte is kept, comments and layout included.
+// Settings that already hold exactly these groups, each its event's
+// last, come back unchanged.
 func AddHooks(b []byte, command string) ([]byte, error) {
 	d, err := parseSettings(b)
 	if err != nil {
 		return nil, err
 	}
-	if same, err := d.holds(command); err != nil || same {
+	if same, err := d.Holds(groups(command), isPicketHook); err != nil || same {
 		return b, err
 	}
-	if _, err := d.removePicket(); err != nil {
+	if _, err := d.Remove(isPicketHook); err != nil {
 		return nil, err
 	}
-	hooks, err := d.root.member("hooks")
-	if err != nil {
+	if err := d.Append(groups(command)); err != nil {
 		return nil, err
 	}
-	if hooks == nil {
-		obj := &hujson.Object{}
-		for _, e := range events {
-			d.addMember(obj, e.name, d.render([]hookGroup{groupFor(e.matcher, command)}, 2), 2)
-		}
-		d.addMember(d.root.obj, "hooks", obj, 1)
-		return d.pack(), nil
-	}
-	hobj, ok := hooks.Value.(*hujson.Object)
-	if !ok {
-		return nil, errors.New(`"hooks" is not an object`)
-	}
-	for _, e := range events {
-		list, err := object{hobj}.member(e.name)
-		if err != nil {
-			return nil, err
-		}
-		if list == nil {
-			d.addMember(hobj, e.name, d.render([]hookGroup{groupFor(e.matcher, command)}, 2), 2)
-			continue
-		}
-		arr, ok := list.Value.(*hujson.Array)
-		if !ok {
-			return nil, fmt.Errorf(`"hooks.%s" is not a list`, e.name)
-		}
-		d.addElement(arr, d.render(groupFor(e.matcher, command), 3), 3)
-	}
-	return d.pack(), nil
+	return d.Pack(), nil
 }
 
 // RemoveHooks returns the settings without picket's hook entries, and
@@ -161,14 +142,14 @@ func RemoveHooks(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	took, err := d.removePicket()
+	took, err := d.Remove(isPicketHook)
 	if err != nil || !took {
 		return b, err
 	}
-	if len(d.root.obj.Members) == 0 {
+	if d.Empty() {
 		return nil, nil
 	}
-	return d.pack(), nil
+	return d.Pack(), nil
 }
 
 // HookCommands are the commands of picket's hooks in the settings, in
@@ -179,7 +160,7 @@ func HookCommands(b []byte) []string {
 		return nil
 	}
 	var out []string
-	d.eachEntry(func(_ string, name, command string) {
+	d.Each(func(_ string, name, command string) {
 		if isPicketHook(name, command) {
 			out = append(out, command)
 		}
@@ -187,280 +168,8 @@ func HookCommands(b []byte) []string {
 	return out
 }
 
-// settings is a settings file being edited.
-type settings struct {
-	v    hujson.Value
-	root object
-	unit string // one level of indentation
-}
-
-type object struct{ obj *hujson.Object }
-
 // parseSettings parses a settings file as Qwen Code does: JSON with
 // comments, an object. An empty file is an empty object.
-func parseSettings(b []byte) (*settings, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		b = []byte("{}\n")
-	}
-	v, err := hujson.Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("invalid settings JSON: %w", err)
-	}
-	obj, ok := v.Value.(*hujson.Object)
-	if !ok {
-		return nil, errors.New("the settings are not a JSON object")
-	}
-	d := &settings{v: v, root: object{obj}, unit: "  "}
-	if len(obj.Members) > 0 {
-		ws := obj.Members[0].Name.BeforeExtra
-		if i := bytes.LastIndexByte(ws, '\n'); i >= 0 && len(ws) > i+1 && len(bytes.Trim(ws[i+1:], " \t")) == 0 {
-			d.unit = string(ws[i+1:])
-		}
-	}
-	return d, nil
-}
-
-func (d *settings) pack() []byte {
-	d.v.UpdateOffsets()
-	return d.v.Pack()
-}
-
-// member returns the value of the member named name, nil when there is
-// none. Two members of one name are an error: Qwen Code reads the last,
-// and picket cannot tell which one to edit.
-func (o object) member(name string) (*hujson.Value, error) {
-	i, err := o.index(name)
-	if err != nil || i < 0 {
-		return nil, err
-	}
-	return &o.obj.Members[i].Value, nil
-}
-
-func (o object) index(name string) (int, error) {
-	i := -1
-	for k := range o.obj.Members {
-		if lit, ok := o.obj.Members[k].Name.Value.(hujson.Literal); ok && lit.String() == name {
-			if i >= 0 {
-				return -1, fmt.Errorf("the settings name %q twice", name)
-			}
-			i = k
-		}
-	}
-	return i, nil
-}
-
-// render is v, marshaled and indented for depth, as a JSON value.
-func (d *settings) render(v any, depth int) hujson.ValueTrimmed {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(strings.Repeat(d.unit, depth), d.unit)
-	if err := enc.Encode(v); err != nil {
-		panic("picket: bug: cannot marshal Qwen Code hooks: " + err.Error())
-	}
-	val, err := hujson.Parse(bytes.TrimSpace(b.Bytes()))
-	if err != nil {
-		panic("picket: bug: Qwen Code hooks do not parse: " + err.Error())
-	}
-	return val.Value
-}
-
-// addMember appends a member at depth (its name indented so), keeping a
-// trailing comma where the last member had one.
-func (d *settings) addMember(obj *hujson.Object, name string, val hujson.ValueTrimmed, depth int) {
-	m := hujson.ObjectMember{
-		Name:  hujson.Value{BeforeExtra: []byte("\n" + strings.Repeat(d.unit, depth)), Value: hujson.String(name)},
-		Value: hujson.Value{BeforeExtra: []byte(" "), Value: val},
-	}
-	if n := len(obj.Members); n > 0 {
-		if obj.Members[n-1].Value.AfterExtra != nil {
-			m.Value.AfterExtra = []byte{}
-		}
-	} else if !bytes.Contains(obj.AfterExtra, []byte("\n")) {
-		obj.AfterExtra = []byte("\n" + strings.Repeat(d.unit, depth-1))
-	}
-	obj.Members = append(obj.Members, m)
-}
-
-// addElement appends an element at depth, as addMember does.
-func (d *settings) addElement(arr *hujson.Array, val hujson.ValueTrimmed, depth int) {
-	e := hujson.Value{BeforeExtra: []byte("\n" + strings.Repeat(d.unit, depth)), Value: val}
-	if n := len(arr.Elements); n > 0 {
-		if arr.Elements[n-1].AfterExtra != nil {
-			e.AfterExtra = []byte{}
-		}
-	} else if !bytes.Contains(arr.AfterExtra, []byte("\n")) {
-		arr.AfterExtra = []byte("\n" + strings.Repeat(d.unit, depth-1))
-	}
-	arr.Elements = append(arr.Elements, e)
-}
-
-// eachEntry calls f with every hook entry's event, name and command.
-func (d *settings) eachEntry(f func(event, name, command string)) {
-	hooks, err := d.root.member("hooks")
-	if err != nil || hooks == nil {
-		return
-	}
-	hobj, ok := hooks.Value.(*hujson.Object)
-	if !ok {
-		return
-	}
-	for _, m := range hobj.Members {
-		arr, ok := m.Value.Value.(*hujson.Array)
-		if !ok {
-			continue
-		}
-		for _, g := range arr.Elements {
-			var group struct {
-				Hooks []struct{ Name, Command string } `json:"hooks"`
-			}
-			if json.Unmarshal(standard(g), &group) != nil {
-				continue
-			}
-			for _, h := range group.Hooks {
-				f(m.Name.Value.(hujson.Literal).String(), h.Name, h.Command)
-			}
-		}
-	}
-}
-
-// holds reports whether the settings hold exactly picket's groups for
-// command, each event's last, and no other picket hook: then install has
-// nothing to change.
-func (d *settings) holds(command string) (bool, error) {
-	hooks, err := d.root.member("hooks")
-	if err != nil || hooks == nil {
-		return false, err
-	}
-	hobj, ok := hooks.Value.(*hujson.Object)
-	if !ok {
-		return false, nil
-	}
-	n := 0
-	d.eachEntry(func(_, name, cmd string) {
-		if isPicketHook(name, cmd) {
-			n++
-		}
-	})
-	if n != len(events) {
-		return false, nil
-	}
-	for _, e := range events {
-		list, err := object{hobj}.member(e.name)
-		if err != nil || list == nil {
-			return false, err
-		}
-		arr, ok := list.Value.(*hujson.Array)
-		if !ok || len(arr.Elements) == 0 {
-			return false, nil
-		}
-		var got, want bytes.Buffer
-		w, _ := json.Marshal(groupFor(e.matcher, command))
-		if json.Compact(&got, standard(arr.Elements[len(arr.Elements)-1])) != nil || json.Compact(&want, w) != nil || got.String() != want.String() {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// removePicket takes picket's hook entries out of every event, a group
-// that holds nothing else with them, and the events and hooks object
-// this leaves empty. It reports whether it took anything.
-func (d *settings) removePicket() (bool, error) {
-	i, err := d.root.index("hooks")
-	if err != nil || i < 0 {
-		return false, err
-	}
-	hobj, ok := d.root.obj.Members[i].Value.Value.(*hujson.Object)
-	if !ok {
-		return false, nil // not Qwen Code's hooks: nothing of picket's
-	}
-	took := false
-	for k := len(hobj.Members) - 1; k >= 0; k-- {
-		arr, ok := hobj.Members[k].Value.Value.(*hujson.Array)
-		if !ok {
-			continue
-		}
-		removed := false
-		for j := len(arr.Elements) - 1; j >= 0; j-- {
-			g, ok := arr.Elements[j].Value.(*hujson.Object)
-			if !ok {
-				continue
-			}
-			left, hit := removeEntries(g)
-			if hit && left == 0 {
-				removeAt(&arr.Elements, j)
-			}
-			removed = removed || hit
-		}
-		if removed && len(arr.Elements) == 0 {
-			removeMemberAt(&hobj.Members, k)
-		}
-		took = took || removed
-	}
-	if took && len(hobj.Members) == 0 {
-		removeMemberAt(&d.root.obj.Members, i)
-	}
-	return took, nil
-}
-
-// removeEntries takes picket's entries out of a group's hooks, and
-// reports how many are left and whether any was taken.
-func removeEntries(g *hujson.Object) (left int, hit bool) {
-	list, err := object{g}.member("hooks")
-	if err != nil || list == nil {
-		return -1, false
-	}
-	arr, ok := list.Value.(*hujson.Array)
-	if !ok {
-		return -1, false
-	}
-	for j := len(arr.Elements) - 1; j >= 0; j-- {
-		var e struct{ Name, Command string }
-		if json.Unmarshal(standard(arr.Elements[j]), &e) == nil && isPicketHook(e.Name, e.Command) {
-			removeAt(&arr.Elements, j)
-			hit = true
-		}
-	}
-	return len(arr.Elements), hit
-}
-
-// standard is a value as standard JSON.
-func standard(v hujson.Value) []byte {
-	v = v.Clone()
-	v.Standardize()
-	return v.Pack()
-}
-
-// removeAt removes element j. Where it is the last, the one before it
-// becomes the last: with a trailing comma where the removed one had one,
-// without where it had none.
-func removeAt(elems *[]hujson.Value, j int) {
-	s := *elems
-	if j == len(s)-1 && j > 0 {
-		lastComma(&s[j-1], s[j].AfterExtra != nil)
-	}
-	*elems = append(s[:j], s[j+1:]...)
-}
-
-// removeMemberAt is removeAt for an object's members.
-func removeMemberAt(members *[]hujson.ObjectMember, j int) {
-	s := *members
-	if j == len(s)-1 && j > 0 {
-		lastComma(&s[j-1].Value, s[j].Value.AfterExtra != nil)
-	}
-	*members = append(s[:j], s[j+1:]...)
-}
-
-// lastComma gives the value that becomes the last of its list a trailing
-// comma, or takes it away where nothing but the comma follows it.
-func lastComma(v *hujson.Value, comma bool) {
-	switch {
-	case comma && v.AfterExtra == nil:
-		v.AfterExtra = []byte{}
-	case !comma && len(v.AfterExtra) == 0:
-		v.AfterExtra = nil
-	}
-}
+func parseSettings(b []byte) (*hooklist.Doc, error) { return hooklist.Parse(b) }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
