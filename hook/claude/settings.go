@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -735,25 +734,7 @@ const maxSettings = 64 << 20
 // in its place is refused, not waited on, and a device such as /dev/zero
 // is refused, not read until memory runs out; so is a file past
 // maxSettings. A missing file is fs.ErrNotExist.
-func ReadSettings(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
-	if err == nil && len(b) > maxSettings {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxSettings>>20)
-	}
-	return b, err
-}
+func ReadSettings(path string) ([]byte, error) { return hook.ReadSettingsFile(path, maxSettings) }
 
 // settingsObject is a JSON object that keeps its members' order, so editing
 // a settings file does not reshuffle what picket did not touch. Member values

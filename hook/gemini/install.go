@@ -2,18 +2,13 @@ package gemini
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -52,7 +47,7 @@ func install(o hook.InstallOptions) error {
 		return fmt.Errorf("install gemini: %w", err)
 	}
 	rec := recordOf(o.StateDir, path)
-	if err := rec.installed(old, wired, o.Exe, created); err != nil {
+	if err := rec.Installed(old, wired, o.Exe, created); err != nil {
 		o.Warn("could not record what install changed in %s (uninstall will take picket's hooks out, but cannot give the file back byte for byte): %v", path, err)
 	}
 	o.Info("installed picket's hooks (BeforeTool, BeforeAgent, AfterTool, SessionStart, SessionEnd) in %s", path)
@@ -124,7 +119,7 @@ func uninstall(o hook.InstallOptions) error {
 	rec := recordOf(o.StateDir, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !o.Print {
-			rec.remove()
+			rec.Remove()
 			o.Info("uninstall: %s is not there, nothing to remove", path)
 		}
 		return nil
@@ -132,12 +127,12 @@ func uninstall(o hook.InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("uninstall gemini: %w", err)
 	}
-	r, restored := rec.read()
+	r, restored := rec.Read()
 	out, err := unwire(old, o.Exe)
 	if err != nil {
 		return fmt.Errorf("uninstall gemini: %s: %w", path, err)
 	}
-	if restored = restored && r.Known && r.Wired == digest(old); restored {
+	if restored = restored && r.Unchanged(old); restored {
 		out = r.Original
 	}
 	if o.Print {
@@ -148,7 +143,7 @@ func uninstall(o hook.InstallOptions) error {
 		return err
 	}
 	if bytes.Equal(out, old) {
-		rec.remove()
+		rec.Remove()
 		o.Info("uninstall: nothing of picket's in %s", path)
 		return nil
 	}
@@ -162,7 +157,7 @@ func uninstall(o hook.InstallOptions) error {
 	} else if err := hook.ReplaceFile(path, out); err != nil {
 		return fmt.Errorf("uninstall gemini: %w", err)
 	}
-	rec.remove()
+	rec.Remove()
 	if restored {
 		o.Info("gave %s back as it was before picket's install", path)
 	} else {
@@ -204,90 +199,17 @@ const maxSettings = 64 << 20
 // readSettingsFile reads a settings file that must be a regular file: a
 // FIFO in its place is refused, not waited on, and so is a device or a
 // file past maxSettings. A missing file is fs.ErrNotExist.
-func readSettingsFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
-	if err == nil && len(b) > maxSettings {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxSettings>>20)
-	}
-	return b, err
-}
+func readSettingsFile(path string) ([]byte, error) { return hook.ReadSettingsFile(path, maxSettings) }
 
-// installRecord is picket's note, in its state dir, of one settings file
-// it wired: the file as it was (when known) and a digest of what install
-// left, so uninstall gives the file back byte for byte when it has not
-// changed since.
-type installRecord struct{ file string }
-
-type installRecordFile struct {
-	Exe string `json:"exe"`
-	// Known says Original is the file before picket's first install
-	// (nil: there was none); it is not once the file changed between two
-	// installs.
-	Known    bool   `json:"known"`
-	Original []byte `json:"original,omitempty"`
-	Wired    string `json:"wired"`
-	// Created are the settings file and its directory when install made
-	// them.
-	Created []string `json:"created,omitempty"`
-}
-
-func recordOf(stateDir, settings string) installRecord {
+// recordOf is picket's record of the settings file it wired, keyed by
+// the file in its directory's real path.
+func recordOf(stateDir, settings string) hook.SettingsRecord {
 	key := settings
 	if r, err := filepath.EvalSymlinks(filepath.Dir(settings)); err == nil {
 		key = filepath.Join(r, filepath.Base(settings))
 	}
-	return installRecord{file: hook.InstallRecordPath(stateDir, "gemini", key)}
+	return hook.RecordOf(stateDir, "gemini", key)
 }
-
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func (r installRecord) read() (installRecordFile, bool) {
-	var rec installRecordFile
-	b, err := os.ReadFile(r.file)
-	return rec, err == nil && json.Unmarshal(b, &rec) == nil
-}
-
-// installed notes an install that turned old into wired.
-func (r installRecord) installed(old, wired []byte, exe string, created []string) error {
-	rec, ok := r.read()
-	switch {
-	case !ok:
-		rec = installRecordFile{Known: true, Original: old}
-	case rec.Wired != digest(old):
-		rec.Known, rec.Original = false, nil // changed since: no longer the file to give back
-	}
-	rec.Exe, rec.Wired = exe, digest(wired)
-	for _, c := range created {
-		if !slices.Contains(rec.Created, c) {
-			rec.Created = append(rec.Created, c)
-		}
-	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(r.file), 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(r.file, b, 0o600)
-}
-
-func (r installRecord) remove() { os.Remove(r.file) }
 
 // installHelp is picket install gemini --help.
 const installHelp = `Usage:

@@ -2,9 +2,6 @@ package qwen
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -95,7 +92,7 @@ func install(o hook.InstallOptions) error {
 		return fmt.Errorf("install qwen: %w", err)
 	}
 	rec := recordOf(o.StateDir, path)
-	if err := rec.installed(old, wired, o.Exe, created); err != nil {
+	if err := rec.Installed(old, wired, o.Exe, created); err != nil {
 		o.Warn("could not record what install changed in %s (uninstall will take picket's hooks out, but cannot give the file back byte for byte): %v", path, err)
 	}
 	o.Info("installed picket's hooks (PreToolUse, PostToolUse) in %s", path)
@@ -156,7 +153,7 @@ func uninstall(o hook.InstallOptions) error {
 	old, err := readSmall(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !o.Print {
-			rec.remove()
+			rec.Remove()
 			o.Info("uninstall: %s is not there, nothing to remove", path)
 		}
 		return nil
@@ -164,12 +161,12 @@ func uninstall(o hook.InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("uninstall qwen: %w", err)
 	}
-	r, ok := rec.read()
+	r, ok := rec.Read()
 	out, err := RemoveHooks(old)
 	if err != nil {
 		return fmt.Errorf("uninstall qwen: %s: %w", path, err)
 	}
-	restored := ok && r.Known && r.Wired == digest(old)
+	restored := ok && r.Unchanged(old)
 	if restored {
 		out = r.Original
 	}
@@ -178,7 +175,7 @@ func uninstall(o hook.InstallOptions) error {
 		return err
 	}
 	if bytes.Equal(out, old) {
-		rec.remove()
+		rec.Remove()
 		o.Info("uninstall: nothing of picket's in %s", path)
 		return nil
 	}
@@ -198,7 +195,7 @@ func uninstall(o hook.InstallOptions) error {
 			return fmt.Errorf("uninstall qwen: %w", err)
 		}
 	}
-	rec.remove()
+	rec.Remove()
 	if restored {
 		o.Info("gave %s back as it was before picket's install", path)
 	} else {
@@ -207,69 +204,14 @@ func uninstall(o hook.InstallOptions) error {
 	return nil
 }
 
-// installRecord is picket's note, in its state dir, of one settings file
-// it wired: the file as it was (when known) and a digest of what install
-// left, so uninstall gives the file back byte for byte when it has not
-// changed since. (Qwen Code itself adds "$version" to a settings file at
-// its first start: uninstall then takes picket's hooks out and leaves
-// that.)
-type installRecord struct{ file string }
-
-type installRecordFile struct {
-	Exe string `json:"exe"`
-	// Known says Original is the file before picket's first install
-	// (nil: there was none); it is not once the file changed between two
-	// installs.
-	Known    bool   `json:"known"`
-	Original []byte `json:"original,omitempty"`
-	Wired    string `json:"wired"`
-	// Created are the settings file and its directory when install made
-	// them.
-	Created []string `json:"created,omitempty"`
-}
-
-func recordOf(stateDir, settings string) installRecord {
+// recordOf is picket's record of the settings file it wired, keyed by
+// the file in its directory's real path. (Qwen Code itself adds
+// "$version" to a settings file at its first start: uninstall then takes
+// picket's hooks out and leaves that.)
+func recordOf(stateDir, settings string) hook.SettingsRecord {
 	key := filepath.Join(realPath(filepath.Dir(settings)), filepath.Base(settings))
-	return installRecord{file: hook.InstallRecordPath(stateDir, "qwen", key)}
+	return hook.RecordOf(stateDir, "qwen", key)
 }
-
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func (r installRecord) read() (installRecordFile, bool) {
-	var rec installRecordFile
-	b, err := os.ReadFile(r.file)
-	return rec, err == nil && json.Unmarshal(b, &rec) == nil
-}
-
-// installed notes an install that turned old into wired.
-func (r installRecord) installed(old, wired []byte, exe string, created []string) error {
-	rec, ok := r.read()
-	switch {
-	case !ok:
-		rec = installRecordFile{Known: true, Original: old}
-	case rec.Wired != digest(old):
-		rec.Known, rec.Original = false, nil // changed since: no longer the file to give back
-	}
-	rec.Exe, rec.Wired = exe, digest(wired)
-	for _, c := range created {
-		if !slices.Contains(rec.Created, c) {
-			rec.Created = append(rec.Created, c)
-		}
-	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(r.file), 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(r.file, b, 0o600)
-}
-
-func (r installRecord) remove() { os.Remove(r.file) }
 
 // installHelp is picket install qwen --help.
 const installHelp = `Usage:

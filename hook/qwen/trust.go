@@ -3,13 +3,10 @@ package qwen
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/tailscale/hujson"
 
@@ -214,22 +211,4 @@ const maxSettings = 16 << 20
 // readSmall reads a configuration file that must be a regular file: a
 // FIFO in its place is refused, not waited on, and so is a file past
 // maxSettings. A missing file is fs.ErrNotExist.
-func readSmall(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
-	if err == nil && len(b) > maxSettings {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxSettings>>20)
-	}
-	return b, err
-}
+func readSmall(path string) ([]byte, error) { return hook.ReadSettingsFile(path, maxSettings) }
