@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -52,4 +53,34 @@ func decodeObject(raw json.RawMessage, dst *map[string]json.RawMessage) error {
 // DecodeObject decodes a JSON object of raw values (a tool's input).
 func DecodeObject(raw json.RawMessage, dst *map[string]json.RawMessage) error {
 	return decodeObject(raw, dst)
+}
+
+// EventField is a string field of an agent's event: its key, exactly as
+// the agent spells it, where its value goes, and whether an event
+// without it is refused.
+type EventField struct {
+	Key      string
+	Dst      *string
+	Required bool
+}
+
+// StringFields sets each field from the event's object, in order: a
+// field that is there but not a string, or a required one that is
+// missing, is an error that names it (the first such).
+func StringFields(obj map[string]json.RawMessage, fields ...EventField) error {
+	for _, f := range fields {
+		raw, ok := obj[f.Key]
+		if !ok {
+			if f.Required {
+				return fmt.Errorf("event has no %s", f.Key)
+			}
+			continue
+		}
+		v, err := stringOf(raw)
+		if err != nil {
+			return fmt.Errorf("event field %s: %w", f.Key, err)
+		}
+		*f.Dst = v
+	}
+	return nil
 }

@@ -49,31 +49,16 @@ func Parse(b []byte) (Event, error) {
 	if obj == nil {
 		return ev, errors.New("event is not a JSON object")
 	}
-	fields := []struct {
-		key      string
-		dst      *string
-		required bool
-	}{
-		{"hook_event_name", &ev.Event, true},
-		{"session_id", &ev.Session, false},
-		{"cwd", &ev.Cwd, false},
-		{"prompt_id", &ev.PromptID, false},
-		{"tool_name", &ev.Tool, false},
-		{"tool_use_id", &ev.ToolUseID, false},
-	}
-	for _, f := range fields {
-		raw, ok := obj[f.key]
-		if !ok {
-			if f.required {
-				return ev, fmt.Errorf("event has no %s", f.key)
-			}
-			continue
-		}
-		v, err := hook.StringOf(raw)
-		if err != nil {
-			return ev, fmt.Errorf("event field %s: %w", f.key, err)
-		}
-		*f.dst = v
+	err := hook.StringFields(obj,
+		hook.EventField{Key: "hook_event_name", Dst: &ev.Event, Required: true},
+		hook.EventField{Key: "session_id", Dst: &ev.Session},
+		hook.EventField{Key: "cwd", Dst: &ev.Cwd},
+		hook.EventField{Key: "prompt_id", Dst: &ev.PromptID},
+		hook.EventField{Key: "tool_name", Dst: &ev.Tool},
+		hook.EventField{Key: "tool_use_id", Dst: &ev.ToolUseID},
+	)
+	if err != nil {
+		return ev, err
 	}
 	switch ev.Event {
 	case EventPreToolUse, EventPostToolUse:
