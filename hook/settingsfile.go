@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,3 +110,38 @@ func (r SettingsRecord) Installed(old, wired []byte, exe string, created []strin
 
 // Remove removes the record.
 func (r SettingsRecord) Remove() { os.Remove(r.file) }
+
+// EachSettingsFile calls f with the user's settings file and then the
+// project's (scope "user", "project"), each as path names it for o in
+// that scope and read reads it, once where both are one file: for an
+// agent's Wired. A project path refused (the home directory, say) and a
+// missing file are skipped; any other error ends the walk.
+func EachSettingsFile(o InstallOptions, path func(InstallOptions) (string, error), read func(string) ([]byte, error), f func(scope, path string, b []byte) error) error {
+	seen := map[string]bool{}
+	for _, project := range []bool{false, true} {
+		oo := o
+		oo.User, oo.Project = !project, project
+		p, err := path(oo)
+		if err != nil {
+			if project {
+				continue
+			}
+			return err
+		}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		b, err := read(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := f(map[bool]string{false: "user", true: "project"}[project], p, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

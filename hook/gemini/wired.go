@@ -2,9 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -21,39 +19,22 @@ import (
 // let through calls the canary cannot show.
 func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 	var out []hook.Wiring
-	seen := map[string]bool{}
-	for _, project := range []bool{false, true} {
-		oo := o
-		oo.User, oo.Project = !project, project
-		path, _, err := settingsPath(oo)
-		if err != nil {
-			if project {
-				continue // the home, or no directory: no workspace settings
-			}
-			return out, err
-		}
-		if seen[path] {
-			continue
-		}
-		seen[path] = true
-		b, err := readSettingsFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
+	err := hook.EachSettingsFile(o, userOrWorkspace, readSettingsFile, func(scope, path string, b []byte) error {
 		ws, err := wiringsIn(b, path)
-		if err != nil {
-			return out, err
-		}
-		scope := map[bool]string{false: "user", true: "project"}[project]
 		for _, w := range ws {
 			w.Scope = scope
 			out = append(out, w)
 		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
+}
+
+// userOrWorkspace is the settings file of o's scope (the workspace's:
+// an error in the home directory, where Gemini CLI reads none).
+func userOrWorkspace(o hook.InstallOptions) (string, error) {
+	path, _, err := settingsPath(o)
+	return path, err
 }
 
 // wiringsIn finds picket's BeforeTool hooks in the settings b (the file

@@ -2,9 +2,7 @@ package qwen
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -16,32 +14,10 @@ import (
 // it), each run as Qwen Code runs a hook command, with bash -c.
 func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 	var out []hook.Wiring
-	seen := map[string]bool{}
-	for _, project := range []bool{false, true} {
-		oo := o
-		oo.User, oo.Project = !project, project
-		path, _, err := where(oo)
-		if err != nil {
-			if project {
-				continue // no project settings here (the home directory)
-			}
-			return out, err
-		}
-		if seen[path] {
-			continue
-		}
-		seen[path] = true
-		b, err := readSmall(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
+	err := hook.EachSettingsFile(o, settingsFile, readSmall, func(scope, path string, b []byte) error {
 		if _, err := parseSettings(b); err != nil {
-			return out, fmt.Errorf("%s: %w (Qwen Code renames it and runs none of its hooks)", path, err)
+			return fmt.Errorf("%s: %w (Qwen Code renames it and runs none of its hooks)", path, err)
 		}
-		scope := map[bool]string{false: "user", true: "project"}[project]
 		cmds := HookCommands(b)
 		for i, c := range cmds {
 			if slices.Contains(cmds[:i], c) {
@@ -49,8 +25,16 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 			}
 			out = append(out, hook.Wiring{Scope: scope, File: path, Exe: ParseHookCommand(c), Run: []string{"bash", "-c", c}})
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
+}
+
+// settingsFile is the settings file of o's scope (the project's: an
+// error in the home directory, where Qwen Code reads none).
+func settingsFile(o hook.InstallOptions) (string, error) {
+	path, _, err := where(o)
+	return path, err
 }
 
 // ParseHookCommand returns the picket executable a hook command
