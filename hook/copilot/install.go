@@ -291,28 +291,10 @@ func missingDirs(dir string) []string {
 	return out
 }
 
-// writeFile writes data through a temporary file and a rename, so
-// Copilot CLI never reads half of it.
+// writeFile writes data with [hook.WriteFileAtomic], so Copilot CLI never
+// reads half of it.
 func writeFile(file string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := hook.WriteFileAtomic(file, data, 0o644); err != nil {
 		return fmt.Errorf("failed to write %s: %w", file, err)
 	}
 	return nil
