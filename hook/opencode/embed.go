@@ -30,35 +30,21 @@ package opencode
 
 import (
 	_ "embed"
-	"encoding/json"
-	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/picketdev/picket/hook"
 )
 
 //go:embed picket.js
 var source string
 
-// placeholder is the string constant in picket.js that [Render] replaces
-// with the picket executable's path.
-const placeholder = `"__PICKET_EXE__"`
+// plugin is the plugin's source and how install writes it.
+var plugin = hook.Extension{Agent: Name, Kind: "plugin", File: File, Source: source, Backup: backup}
 
 // Render returns the plugin with exe, an absolute path, baked in as the
-// picket executable it runs.
-func Render(exe string) ([]byte, error) {
-	if !filepath.IsAbs(exe) {
-		return nil, fmt.Errorf("picket executable %q is not an absolute path", exe)
-	}
-	if n := strings.Count(source, placeholder); n != 1 {
-		return nil, fmt.Errorf("bug: the embedded plugin has %d executable placeholders, want 1", n)
-	}
-	// A JSON string is a valid JavaScript string literal.
-	lit, err := json.Marshal(exe)
-	if err != nil {
-		return nil, err
-	}
-	return []byte(strings.Replace(source, placeholder, string(lit), 1)), nil
-}
+// picket executable it runs (the string constant "__PICKET_EXE__" in
+// picket.js).
+func Render(exe string) ([]byte, error) { return plugin.Render(exe) }
 
 // File is the plugin's name in the directory opencode loads plugins from.
 const File = "picket.js"

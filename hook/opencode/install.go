@@ -1,13 +1,10 @@
 package opencode
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/picketdev/picket/hook"
@@ -15,6 +12,10 @@ import (
 
 // backupLayout names the backup of a plugin install replaced.
 const backupLayout = "20060102T150405.000Z"
+
+// backup names the backup of file, a plugin install replaces: not a .ts
+// or .js file, which opencode would load too.
+func backup(file string) string { return file + ".bak-" + time.Now().UTC().Format(backupLayout) }
 
 // wire is the Agent's Wire: the plugin, whatever was there before
 // (install keeps that as a backup).
@@ -55,67 +56,13 @@ func install(o hook.InstallOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := Render(o.Exe)
-	if err != nil {
+	if wrote, err := plugin.Install(o, dir); err != nil || !wrote {
 		return err
 	}
-	if o.Print {
-		_, err := o.Stdout.Write(src)
-		return err
-	}
-	file := filepath.Join(dir, File)
-	old, err := os.ReadFile(file)
-	if err == nil && bytes.Equal(old, src) {
-		o.Info("install: %s already up to date", file)
-		return nil
-	}
-	if err == nil {
-		// Another version, or one the person edited: kept, never lost.
-		// Not as a .ts or .js file, which opencode would load too.
-		bak := file + ".bak-" + time.Now().UTC().Format(backupLayout)
-		if err := writeFile(bak, old); err != nil {
-			return fmt.Errorf("install opencode: keeping the old plugin: %w", err)
-		}
-		o.Info("kept the previous %s as %s", File, bak)
-	}
-	created := missingDirs(dir)
-	if err := writeFile(file, src); err != nil {
-		return fmt.Errorf("install opencode: %w", err)
-	}
-	if err := noteCreated(o.StateDir, dir, created); err != nil {
-		o.Warn("could not record the directories install made for uninstall to remove: %v", err)
-	}
-	o.Info("installed picket's opencode plugin in %s", file)
+	o.Info("installed picket's opencode plugin in %s", filepath.Join(dir, File))
 	o.Hint("start opencode again so it loads the plugin; 'picket doctor' then says whether it did")
 	// The plugin runs bash under picket run only where it can sandbox it.
 	o.ShellSandboxed("opencode's bash commands")
-	return nil
-}
-
-// writeFile writes data through a temporary file and a rename, so opencode
-// never loads half of it. The temporary name ends in neither .ts nor .js.
-func writeFile(file string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("failed to write %s: %w", file, err)
-	}
 	return nil
 }
 
@@ -139,75 +86,10 @@ func uninstall(o hook.InstallOptions) error {
 	} else {
 		o.Info("removed picket's opencode plugin (%s)", file)
 	}
-	if left := removeCreated(o.StateDir, dir); left != "" {
+	if left := plugin.RemoveCreated(o.StateDir, dir); left != "" {
 		o.Info("left %s, which holds files picket did not write", left)
 	}
 	return nil
-}
-
-// missingDirs are the directories from dir up that do not exist yet, the
-// deepest last: what writing into dir creates.
-func missingDirs(dir string) []string {
-	var out []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
-			break
-		}
-		out = append([]string{d}, out...)
-	}
-	return out
-}
-
-// recordFile is where picket's state dir notes the directories an install
-// of the plugin into dir created.
-func recordFile(stateDir, dir string) string {
-	return hook.InstallRecordPath(stateDir, "opencode", dir)
-}
-
-type record struct {
-	Created []string `json:"created"`
-}
-
-// noteCreated adds created to the record for dir.
-func noteCreated(stateDir, dir string, created []string) error {
-	if len(created) == 0 {
-		return nil
-	}
-	var rec record
-	f := recordFile(stateDir, dir)
-	if b, err := os.ReadFile(f); err == nil {
-		json.Unmarshal(b, &rec)
-	}
-	for _, c := range created {
-		if !slices.Contains(rec.Created, c) {
-			rec.Created = append(rec.Created, c)
-		}
-	}
-	b, _ := json.Marshal(rec)
-	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(f, b, 0o600)
-}
-
-// removeCreated removes the directories an install into dir created, the
-// deepest first, each only while it is empty, and then the record. It
-// returns the first it had to leave, or "".
-func removeCreated(stateDir, dir string) (left string) {
-	f := recordFile(stateDir, dir)
-	var rec record
-	if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &rec) == nil {
-		slices.Sort(rec.Created)
-		for i := len(rec.Created) - 1; i >= 0; i-- {
-			if err := os.Remove(rec.Created[i]); err != nil && !errors.Is(err, os.ErrNotExist) && left == "" {
-				left = rec.Created[i] // not empty, as it should stay
-			}
-		}
-	}
-	if left == "" {
-		os.Remove(f)
-	}
-	return left
 }
 
 // installHelp is picket install opencode --help.

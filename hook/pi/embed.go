@@ -19,35 +19,21 @@ package pi
 
 import (
 	_ "embed"
-	"encoding/json"
-	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/picketdev/picket/hook"
 )
 
 //go:embed index.ts
 var source string
 
-// placeholder is the string constant in index.ts that [Render] replaces with
-// the picket executable's path.
-const placeholder = `"__PICKET_EXE__"`
+// extension is the extension's source and how install writes it.
+var extension = hook.Extension{Agent: Name, Kind: "extension", File: File, Source: source, Backup: backup}
 
 // Render returns the extension with exe, an absolute path, baked in as the
-// picket executable it runs.
-func Render(exe string) ([]byte, error) {
-	if !filepath.IsAbs(exe) {
-		return nil, fmt.Errorf("picket executable %q is not an absolute path", exe)
-	}
-	if n := strings.Count(source, placeholder); n != 1 {
-		return nil, fmt.Errorf("bug: the embedded extension has %d executable placeholders, want 1", n)
-	}
-	// A JSON string is a valid TypeScript string literal.
-	lit, err := json.Marshal(exe)
-	if err != nil {
-		return nil, err
-	}
-	return []byte(strings.Replace(source, placeholder, string(lit), 1)), nil
-}
+// picket executable it runs (the string constant "__PICKET_EXE__" in
+// index.ts).
+func Render(exe string) ([]byte, error) { return extension.Render(exe) }
 
 // Dir is the directory the extension is installed in: under home for the
 // user scope (~/.pi/agent/extensions/picket), else under the project root
