@@ -277,6 +277,24 @@ type Reply struct {
 	Exit           int
 }
 
+// PreToolUseDeny is the PreToolUse answer that blocks a call in the
+// schema Claude Code defined and Codex and Qwen Code took over:
+// {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+// "permissionDecision": "deny", "permissionDecisionReason": reason}} and
+// a newline, with no other field (Codex runs a call whose answer has one
+// more).
+func PreToolUseDeny(reason string) []byte {
+	type specific struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	b, _ := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{"PreToolUse", "deny", reason}})
+	return append(b, '\n')
+}
+
 // InstallOptions are what an agent's Install and Uninstall are given.
 type InstallOptions struct {
 	// User installs for the person's every project (~/.claude,

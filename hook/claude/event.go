@@ -77,15 +77,7 @@ func Parse(b []byte) (Event, error) {
 
 // Deny is Claude Code's PreToolUse answer that blocks the call; the
 // reason goes to the model.
-func Deny(reason string) []byte {
-	out := map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName":            EventPreToolUse,
-		"permissionDecision":       "deny",
-		"permissionDecisionReason": reason,
-	}}
-	b, _ := json.Marshal(out)
-	return append(b, '\n')
-}
+func Deny(reason string) []byte { return hook.PreToolUseDeny(reason) }
 
 // SystemMessage is an answer that shows msg to the person once.
 func SystemMessage(msg string) []byte {

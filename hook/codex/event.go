@@ -83,17 +83,7 @@ func decode(b []byte) (hook.Event, error) {
 
 // Deny is Codex's PreToolUse answer that blocks the call, in exactly the
 // schema Codex accepts (one field more, and Codex runs the call).
-func Deny(reason string) []byte {
-	type specific struct {
-		HookEventName            string `json:"hookEventName"`
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-	}
-	b, _ := json.Marshal(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{EventPreToolUse, "deny", reason}})
-	return append(b, '\n')
-}
+func Deny(reason string) []byte { return hook.PreToolUseDeny(reason) }
 
 // reply is Codex's answer. A block exits 2 with the reason on stderr:
 // Codex reads that as a block whatever is on stdout, where a login

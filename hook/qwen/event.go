@@ -89,17 +89,7 @@ func decode(b []byte) (hook.Event, error) {
 
 // Deny is Qwen Code's PreToolUse answer that blocks the call, as JSON on
 // stdout: the schema in testdata/reply.schema.json.
-func Deny(reason string) []byte {
-	type specific struct {
-		HookEventName            string `json:"hookEventName"`
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-	}
-	b, _ := json.Marshal(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{EventPreToolUse, "deny", reason}})
-	return append(b, '\n')
-}
+func Deny(reason string) []byte { return hook.PreToolUseDeny(reason) }
 
 // reply is Qwen Code's answer. A block exits 2 with the reason on
 // stderr: Qwen Code reads stderr as the block's reason whatever is on
