@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // exePlaceholder is the string constant an [Extension]'s source holds
@@ -45,6 +47,24 @@ func (x Extension) Render(exe string) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(strings.Replace(x.Source, exePlaceholder, string(lit), 1)), nil
+}
+
+// exeLine is the line [Extension.Render] bakes the executable into, in
+// every extension's source; compiled on first use (only install and doctor
+// read an installed extension).
+var exeLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^const PICKET = ("(?:[^"\\\n]|\\.)*");`)
+})
+
+// ExtensionExe is the picket executable an installed extension's source
+// runs (what [Extension.Render] baked in), "" when it names none.
+func ExtensionExe(src []byte) string {
+	m := exeLine().FindSubmatch(src)
+	var exe string
+	if m == nil || json.Unmarshal(m[1], &exe) != nil {
+		return ""
+	}
+	return exe
 }
 
 // Install writes the source rendered for o.Exe to File in dir (with

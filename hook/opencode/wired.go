@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sync"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -25,7 +23,7 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 		if err != nil {
 			return out, err
 		}
-		exe := pluginExe(b)
+		exe := hook.ExtensionExe(b)
 		scope := "project"
 		if filepath.Dir(f) == user {
 			scope = "user"
@@ -33,22 +31,6 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 		out = append(out, hook.Wiring{Scope: scope, File: f, Exe: exe, Run: []string{exe, "serve", "--agent", Name}})
 	}
 	return out, nil
-}
-
-// exeLine is the line of the plugin [Render] bakes the executable into.
-var exeLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^const PICKET = ("(?:[^"\\\n]|\\.)*");`)
-})
-
-// pluginExe is the picket executable an installed plugin runs, "" when it
-// names none.
-func pluginExe(src []byte) string {
-	m := exeLine().FindSubmatch(src)
-	var exe string
-	if m == nil || json.Unmarshal(m[1], &exe) != nil {
-		return ""
-	}
-	return exe
 }
 
 // canary is the Agent's Canary: a write of path, as the plugin sees

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sync"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -32,29 +30,11 @@ func wired(o hook.InstallOptions) ([]hook.Wiring, error) {
 		if err != nil {
 			return out, err
 		}
-		exe := extensionExe(b)
+		exe := hook.ExtensionExe(b)
 		scope := map[bool]string{true: "user", false: "project"}[user]
 		out = append(out, hook.Wiring{Scope: scope, File: file, Exe: exe, Run: []string{exe, "serve"}})
 	}
 	return out, nil
-}
-
-// exeLine is the line of the extension [Render] bakes the executable into,
-// compiled on first use (every picket hook process starts with this
-// package; only install and doctor read the extension).
-var exeLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^const PICKET = ("(?:[^"\\\n]|\\.)*");`)
-})
-
-// extensionExe is the picket executable an installed extension runs, ""
-// when it names none.
-func extensionExe(src []byte) string {
-	m := exeLine().FindSubmatch(src)
-	var exe string
-	if m == nil || json.Unmarshal(m[1], &exe) != nil {
-		return ""
-	}
-	return exe
 }
 
 // canary is the Agent's Canary: a write of path, as the extension sees

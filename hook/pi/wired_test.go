@@ -1,6 +1,10 @@
 package pi
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/picketdev/picket/hook"
+)
 
 // TestExtensionExe reads back the executable Render baked into the
 // extension, whatever characters its path holds.
@@ -10,8 +14,8 @@ func TestExtensionExe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := extensionExe(src); got != exe {
-			t.Errorf("extensionExe(Render(%q)) = %q", exe, got)
+		if got := hook.ExtensionExe(src); got != exe {
+			t.Errorf("hook.ExtensionExe(Render(%q)) = %q", exe, got)
 		}
 	}
 }
