@@ -48,7 +48,8 @@ func (s *Server) handleHTTP(c net.Conn) {
 		s.handleConnect(c, br, r)
 		return
 	}
-	if _, _, err := framing(r); err != nil {
+	kind, n, err := framing(r)
+	if err != nil {
 		respond(c, 400, "picket: "+err.Error()+"\n")
 		return
 	}
@@ -62,7 +63,7 @@ func (s *Server) handleHTTP(c net.Conn) {
 		refuse(c, d)
 		return
 	}
-	s.forward(c, br, r, rt)
+	s.forward(c, br, r, kind, n, rt)
 }
 
 // refuse answers a request the policy refused: 403 with a body saying
@@ -94,9 +95,10 @@ func respond(c net.Conn, code int, text string) {
 
 // forward sends r along rt, on a connection of its own (so the address it
 // reaches is the one its decision checked): its head rewritten (see
-// [request.outgoing]), then its body and the answer both ways as they
-// come, moved by splice(2) like a tunnel's.
-func (s *Server) forward(client net.Conn, cbr *bufio.Reader, r request, rt route) {
+// [request.outgoing]), then its body as [framing] read it (kind, n bytes
+// for bodyLength), and the answer as it comes, moved by splice(2) like a
+// tunnel's.
+func (s *Server) forward(client net.Conn, cbr *bufio.Reader, r request, kind bodyKind, n int64, rt route) {
 	var target net.Conn
 	var d Decision
 	var err error
@@ -117,7 +119,6 @@ func (s *Server) forward(client net.Conn, cbr *bufio.Reader, r request, rt route
 		return
 	}
 	defer target.Close()
-	kind, n, _ := framing(r) // checked before the decision
 	if _, err := target.Write(r.outgoing(rt.upstream, auth)); err != nil {
 		d.Outcome, d.Reason = "error", "failed to send the request: "+err.Error()
 		refuse(client, d)
