@@ -55,6 +55,28 @@ func DecodeObject(raw json.RawMessage, dst *map[string]json.RawMessage) error {
 	return decodeObject(raw, dst)
 }
 
+// EventObject reads a hook event's top level, as strictly as an agent's
+// own parser must (Go's decoder alone would match keys case-insensitively
+// into a struct and replace invalid UTF-8, and picket could judge another
+// call than the one the agent runs): at most [MaxEvent] bytes, valid UTF-8,
+// one JSON object, whose members are left raw for the agent's package.
+func EventObject(b []byte) (map[string]json.RawMessage, error) {
+	if len(b) > MaxEvent {
+		return nil, fmt.Errorf("event is over %d bytes", MaxEvent)
+	}
+	if !utf8.Valid(b) {
+		return nil, errors.New("event is not valid UTF-8")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, fmt.Errorf("event is not a JSON object: %w", err)
+	}
+	if obj == nil {
+		return nil, errors.New("event is not a JSON object")
+	}
+	return obj, nil
+}
+
 // EventField is a string field of an agent's event: its key, exactly as
 // the agent spells it, where its value goes, and whether an event
 // without it is refused.

@@ -2,9 +2,7 @@ package claude
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -36,20 +34,11 @@ const (
 // one the agent runs, so neither is used on the raw event.
 func Parse(b []byte) (Event, error) {
 	var ev Event
-	if len(b) > hook.MaxEvent {
-		return ev, fmt.Errorf("event is over %d bytes", hook.MaxEvent)
+	obj, err := hook.EventObject(b)
+	if err != nil {
+		return ev, err
 	}
-	if !utf8.Valid(b) {
-		return ev, errors.New("event is not valid UTF-8")
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return ev, fmt.Errorf("event is not a JSON object: %w", err)
-	}
-	if obj == nil {
-		return ev, errors.New("event is not a JSON object")
-	}
-	err := hook.StringFields(obj,
+	err = hook.StringFields(obj,
 		hook.EventField{Key: "hook_event_name", Dst: &ev.Event, Required: true},
 		hook.EventField{Key: "session_id", Dst: &ev.Session},
 		hook.EventField{Key: "cwd", Dst: &ev.Cwd},

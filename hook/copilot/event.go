@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -46,15 +45,9 @@ var claudeNames = map[string]string{
 // with Copilot CLI's own tool names.
 func decode(b []byte) (hook.Event, error) {
 	ev := hook.Event{Call: hook.Call{Agent: Name}}
-	if len(b) > hook.MaxEvent {
-		return ev, fmt.Errorf("event is over %d bytes", hook.MaxEvent)
-	}
-	if !utf8.Valid(b) {
-		return ev, errors.New("event is not valid UTF-8")
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-		return ev, fmt.Errorf("event is not a JSON object")
+	obj, err := hook.EventObject(b)
+	if err != nil {
+		return ev, err
 	}
 	_, pascal := obj["hook_event_name"]
 	mine, theirs := camelKeys, pascalKeys
@@ -75,7 +68,6 @@ func decode(b []byte) (hook.Event, error) {
 		}
 		return camel
 	}
-	var err error
 	str := func(key string) string {
 		raw, ok := obj[key]
 		if !ok || err != nil {

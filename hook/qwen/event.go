@@ -2,10 +2,8 @@ package qwen
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/picketdev/picket/hook"
 )
@@ -34,17 +32,11 @@ type Event struct {
 // judge another call than the one Qwen Code runs).
 func Parse(b []byte) (Event, error) {
 	var ev Event
-	if len(b) > hook.MaxEvent {
-		return ev, fmt.Errorf("event is over %d bytes", hook.MaxEvent)
+	obj, err := hook.EventObject(b)
+	if err != nil {
+		return ev, err
 	}
-	if !utf8.Valid(b) {
-		return ev, errors.New("event is not valid UTF-8")
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-		return ev, errors.New("event is not a JSON object")
-	}
-	err := hook.StringFields(obj,
+	err = hook.StringFields(obj,
 		hook.EventField{Key: "hook_event_name", Dst: &ev.Event, Required: true},
 		hook.EventField{Key: "session_id", Dst: &ev.Session},
 		hook.EventField{Key: "cwd", Dst: &ev.Cwd},
